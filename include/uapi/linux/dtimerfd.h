@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * dtimerfd: timerfd-compatible timers behind /dev/dtimerfd, with an
+ * optional deferrable mode that never wakes an idle CPU.
+ *
+ * Each open file description of /dev/dtimerfd is one timer.  The clock is
+ * bound once with DTFD_IOC_INIT before the first settime (a timer that is
+ * never bound runs on CLOCK_MONOTONIC).  Every structure below has the
+ * same layout for 32-bit and 64-bit processes; padding must be zero and
+ * unknown flag bits are rejected with EINVAL, so fields can be given a
+ * meaning later.  Time values are read from and written to the caller's
+ * own struct itimerspec through the pointers carried in the structures,
+ * so a bad pointer fails with EFAULT exactly where timerfd_settime(2)
+ * would fail.
+ */
+#ifndef _UAPI_LINUX_DTIMERFD_H
+#define _UAPI_LINUX_DTIMERFD_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define DTFD_ABI_VERSION	1
+
+/*
+ * settime flags.  The first two equal TFD_TIMER_ABSTIME and
+ * TFD_TIMER_CANCEL_ON_SET; DTFD_TIMER_DEFERRABLE is rejected by
+ * timerfd_settime(2), so a program cannot pass it there by mistake.
+ */
+#define DTFD_TIMER_ABSTIME		(1 << 0)
+#define DTFD_TIMER_CANCEL_ON_SET	(1 << 1)
+#define DTFD_TIMER_DEFERRABLE		(1 << 2)
+
+/* Layout of the struct itimerspec the user pointers refer to. */
+#define DTFD_ITS_64		0	/* four 64-bit fields (__kernel_itimerspec) */
+#define DTFD_ITS_32		1	/* four 32-bit fields (old_itimerspec32) */
+
+/* Bits of dtfd_features.features */
+#define DTFD_FEATURE_DEFERRABLE		(1ULL << 0)
+#define DTFD_FEATURE_CANCEL_ON_SET	(1ULL << 1)
+#define DTFD_FEATURE_ALARM		(1ULL << 2)
+#define DTFD_FEATURE_TIMENS		(1ULL << 3)
+
+/**
+ * struct dtfd_features - what this module supports (DTFD_IOC_FEATURES)
+ * @version:	  DTFD_ABI_VERSION of the module
+ * @pad:	  zero
+ * @features:	  DTFD_FEATURE_* bits
+ * @settime_flags: every flag bit DTFD_IOC_SETTIME accepts
+ * @clocks:	  bit N set when clock id N can be bound
+ */
+struct dtfd_features {
+	__u32 version;
+	__u32 pad;
+	__u64 features;
+	__u64 settime_flags;
+	__u64 clocks;
+};
+
+/**
+ * struct dtfd_init - bind the timer to a clock (DTFD_IOC_INIT)
+ * @clockid:	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
+ *		CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM
+ * @flags:	zero (O_CLOEXEC and O_NONBLOCK are open(2) flags)
+ *
+ * Allowed once per timer and only before its first settime (EBUSY
+ * otherwise).  The alarm clocks need CAP_WAKE_ALARM (EPERM).
+ */
+struct dtfd_init {
+	__s32 clockid;
+	__u32 flags;
+};
+
+/**
+ * struct dtfd_settime - arm or disarm the timer (DTFD_IOC_SETTIME)
+ * @flags:	DTFD_TIMER_* bits
+ * @layout:	DTFD_ITS_64 or DTFD_ITS_32
+ * @new_value:	user address of the new struct itimerspec
+ * @old_value:	user address receiving the previous setting, or 0
+ */
+struct dtfd_settime {
+	__u32 flags;
+	__u32 layout;
+	__u64 new_value;
+	__u64 old_value;
+};
+
+/**
+ * struct dtfd_gettime - read the current setting (DTFD_IOC_GETTIME)
+ * @layout:	DTFD_ITS_64 or DTFD_ITS_32
+ * @pad:	zero
+ * @curr_value:	user address receiving the struct itimerspec
+ */
+struct dtfd_gettime {
+	__u32 layout;
+	__u32 pad;
+	__u64 curr_value;
+};
+
+#define DTFD_IOC_MAGIC		0xD7
+
+#define DTFD_IOC_FEATURES	_IOR(DTFD_IOC_MAGIC, 0, struct dtfd_features)
+#define DTFD_IOC_INIT		_IOW(DTFD_IOC_MAGIC, 1, struct dtfd_init)
+#define DTFD_IOC_SETTIME	_IOW(DTFD_IOC_MAGIC, 2, struct dtfd_settime)
+#define DTFD_IOC_GETTIME	_IOW(DTFD_IOC_MAGIC, 3, struct dtfd_gettime)
+/* Same rules as TFD_IOC_SET_TICKS: 0 is EINVAL, sets (not adds) the count */
+#define DTFD_IOC_SET_TICKS	_IOW(DTFD_IOC_MAGIC, 4, __u64)
+
+#endif /* _UAPI_LINUX_DTIMERFD_H */
