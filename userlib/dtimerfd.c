@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
+/*
+ * libdtimerfd: timerfd_create/settime/gettime on /dev/dtimerfd.
+ *
+ * The fast path of every call is one system call.  Errors are shaped
+ * after timerfd's only when the kernel could not shape them itself: the
+ * module sees nothing when the fd is bad or is not a dtimerfd, so for
+ * those the library reproduces the order in which timerfd_settime(2)
+ * checks its arguments, without ever dereferencing a caller's pointer
+ * (a bad pointer must give EFAULT, not SIGSEGV).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+#include <linux/capability.h>
+
+#include "dtimerfd.h"
+
+#define DTFD_API __attribute__((visibility("default")))
+
+#define DTFD_CREATE_FLAGS	(DTFD_CLOEXEC | DTFD_NONBLOCK)
+#define DTFD_SETTIME_FLAGS	(DTFD_TIMER_ABSTIME | DTFD_TIMER_CANCEL_ON_SET | \
+				 DTFD_TIMER_DEFERRABLE)
+
+#ifndef CLOCK_BOOTTIME_ALARM
+#define CLOCK_BOOTTIME_ALARM	9
+#endif
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM	8
+#endif
+
+/* The layout of this build's struct itimerspec, as the module knows it. */
+#define DTFD_ITS_LAYOUT	(sizeof(time_t) == 8 ? DTFD_ITS_64 : DTFD_ITS_32)
+
+static const char *device_path(void)
+{
+	const char *path = secure_getenv("DTIMERFD_DEVICE");
+
+	return path && *path ? path : DTIMERFD_DEVICE;
+}
+
+static int valid_clock(clockid_t clockid)
+{
+	switch (clockid) {
+	case CLOCK_REALTIME:
+	case CLOCK_MONOTONIC:
+	case CLOCK_BOOTTIME:
+	case CLOCK_REALTIME_ALARM:
+	case CLOCK_BOOTTIME_ALARM:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int is_alarm_clock(clockid_t clockid)
+{
+	return clockid == CLOCK_REALTIME_ALARM ||
+	       clockid == CLOCK_BOOTTIME_ALARM;
+}
+
+/* Whether the calling thread holds CAP_WAKE_ALARM in its effective set. */
+static int have_wake_alarm(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return 1;	/* unknown: let the caller's errno stand */
+	return !!(data[CAP_WAKE_ALARM / 32].effective &
+		  (1U << (CAP_WAKE_ALARM % 32)));
+}
+
+/*
+ * 1 when @fd is an open /dev/dtimerfd, 0 when it is some other file, and
+ * -1 with errno EBADF when it is not an open descriptor.  Only used on
+ * error paths, so the device node is looked up afresh each time (its
+ * minor is dynamic and changes when the module is reloaded).
+ */
+static int is_dtimerfd(int fd)
+{
+	struct stat fst, dst;
+
+	if (fstat(fd, &fst))
+		return -1;
+	if (!S_ISCHR(fst.st_mode) || stat(device_path(), &dst))
+		return 0;
+	return S_ISCHR(dst.st_mode) && fst.st_rdev == dst.st_rdev;
+}
+
+DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
+{
+	struct dtfd_init init = { .clockid = clockid };
+	int fd, err;
+
+	/* timerfd_create(2) checks flags and clock before anything else. */
+	if ((flags & ~DTFD_CREATE_FLAGS) || !valid_clock(clockid)) {
+		errno = EINVAL;
+		return -1;
+	}
+
+	fd = open(device_path(), O_RDWR | flags);
+	if (fd < 0) {
+		err = errno;
+		/* ... and the capability before allocating a descriptor. */
+		if (is_alarm_clock(clockid) && !have_wake_alarm())
+			err = EPERM;
+		else if (err == ENOENT || err == ENXIO)
+			err = ENODEV;	/* module not loaded: see dtimerfd_create(3) */
+		errno = err;
+		return -1;
+	}
+
+	if (ioctl(fd, DTFD_IOC_INIT, &init)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The module rejected nothing because it never saw the call: @fd is bad
+ * or foreign.  timerfd_settime(2) would first copy in @new_value (EFAULT),
+ * then check flags and values (EINVAL), and only then look at the fd.  The
+ * kernel itself answers the first two questions when asked with fd -1,
+ * which also keeps the caller's pointer out of our hands.
+ */
+static int settime_foreign(int flags, const struct itimerspec *new_value,
+			   int fd_err)
+{
+	/* unknown bits stay set, so timerfd rejects them as we would */
+	int mapped = flags & ~DTFD_TIMER_DEFERRABLE;
+
+	if (timerfd_settime(-1, mapped, new_value, NULL) && errno != EBADF)
+		return errno == ENOSYS ? fd_err : errno;
+	return fd_err;
+}
+
+DTFD_API int dtimerfd_settime(int fd, int flags,
+			      const struct itimerspec *new_value,
+			      struct itimerspec *old_value)
+{
+	struct dtfd_settime arg = {
+		.flags = (unsigned int)flags,
+		.layout = DTFD_ITS_LAYOUT,
+		.new_value = (uintptr_t)new_value,
+		.old_value = (uintptr_t)old_value,
+	};
+	int err, kind;
+
+	if (!ioctl(fd, DTFD_IOC_SETTIME, &arg))
+		return 0;
+
+	err = errno;
+	kind = is_dtimerfd(fd);
+	if (kind < 0)
+		err = settime_foreign(flags, new_value, EBADF);
+	else if (!kind)
+		err = settime_foreign(flags, new_value, EINVAL);
+	errno = err;
+	return -1;
+}
+
+DTFD_API int dtimerfd_gettime(int fd, struct itimerspec *curr_value)
+{
+	struct dtfd_gettime arg = {
+		.layout = DTFD_ITS_LAYOUT,
+		.curr_value = (uintptr_t)curr_value,
+	};
+	int err, kind;
+
+	if (!ioctl(fd, DTFD_IOC_GETTIME, &arg))
+		return 0;
+
+	/* timerfd_gettime(2): EBADF, then EINVAL (not a timerfd), then EFAULT */
+	err = errno;
+	kind = is_dtimerfd(fd);
+	if (kind < 0)
+		err = EBADF;
+	else if (!kind)
+		err = EINVAL;
+	errno = err;
+	return -1;
+}
