@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dtimerfd wake-up sources: an hrtimer or an alarm for strict timers (as
+ * timerfd), a TIMER_DEFERRABLE timer_list for deferrable ones, and the
+ * nanosecond arithmetic on the deadline that every source shares.
+ *
+ * No callback ever re-arms a periodic timer: the next period is armed by
+ * whoever reads the timer (read, gettime), counting the missed periods, so
+ * a tiny interval cannot turn a callback into an interrupt storm.
+ */
+
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/poll.h>
+#include <linux/timekeeping.h>
+
+#include "dtimerfd.h"
+
+/*
+ * Timer wheel geometry (kernel/time/timer.c, identical in 6.1 and 6.12):
+ * level 0 has 1-jiffy buckets for the first 63 jiffies; each further level
+ * is 8 times coarser and rounds the expiry up to its granularity, which is
+ * at most 8/63 of the delta.  Deltas beyond the wheel's cutoff (63 << 21
+ * jiffies at HZ <= 100, 63 << 24 above) are clamped and fire early, so a
+ * single arm never goes further than DTFD_WHEEL_MAX_CHUNK.
+ */
+#define DTFD_WHEEL_LVL0		63UL
+#define DTFD_WHEEL_MAX_CHUNK	(63UL << 20)
+
+static void dtfd_fire(struct dtimerfd_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	ctx->queued = false;
+	ctx->expired = true;
+	ctx->ticks++;
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
+}
+
+ktime_t dtfd_now(const struct dtimerfd_ctx *ctx)
+{
+	switch (ctx->eclock) {
+	case CLOCK_REALTIME:
+		return ktime_get_real();
+	case CLOCK_BOOTTIME:
+		return ktime_get_boottime();
+	default:
+		return ktime_get();
+	}
+}
+
+/*
+ * Arm the deferrable timer_list for @ctx->expires, or deliver at once when
+ * the deadline has passed.
+ *
+ * A timer armed for jiffies + n fires on the (n + 1)th tick from now: the
+ * wheel adds a jiffy at level 0 so a timer armed just before a tick is not
+ * early.  Aiming at jiffies + floor((delta - 1) / TICK_NSEC) makes that tick
+ * land less than a jiffy either side of the deadline; when it lands early
+ * the callback finds the deadline ahead and re-arms for the next tick.  So
+ * a busy CPU delivers on the first tick at or after the deadline, never
+ * before it.  Beyond level 0 aim 7/8 of the way, short of the wheel's
+ * rounding, and close in from there.
+ */
+static void dtfd_arm_deferrable(struct dtimerfd_ctx *ctx, ktime_t now)
+{
+	s64 delta = ktime_sub(ctx->expires, now);
+	u64 n;
+
+	if (delta <= 0) {
+		dtfd_fire(ctx);
+		return;
+	}
+	n = div_u64(delta - 1, TICK_NSEC);
+	if (n >= DTFD_WHEEL_LVL0)
+		n -= n >> 3;
+	n = min_t(u64, n, DTFD_WHEEL_MAX_CHUNK);
+	mod_timer(&ctx->dtmr, jiffies + (unsigned long)n);
+}
+
+/* Arm the context's wake-up source for @ctx->expires. */
+void dtfd_arm(struct dtimerfd_ctx *ctx, ktime_t now)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	ctx->queued = true;
+	if (ctx->mode == DTFD_MODE_DEFERRABLE)
+		dtfd_arm_deferrable(ctx, now);
+	else if (dtfd_isalarm(ctx))
+		alarm_start(&ctx->t.alarm, ctx->expires);
+	else
+		hrtimer_start(&ctx->t.tmr, ctx->expires, HRTIMER_MODE_ABS);
+}
+
+/*
+ * Move @ctx->expires to the first period boundary after @now and return
+ * how many boundaries were crossed (0 when the deadline is still ahead).
+ * This is hrtimer_forward() on our own deadline, including its rule that
+ * an hrtimer period is at least the timer resolution; alarm_forward() has
+ * no such rule, and the alarm clocks follow it.
+ */
+u64 dtfd_forward(struct dtimerfd_ctx *ctx, ktime_t now)
+{
+	ktime_t interval = ctx->tintv;
+	ktime_t delta = ktime_sub(now, ctx->expires);
+	u64 orun = 1;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	if (delta < 0)
+		return 0;
+	if (!dtfd_isalarm(ctx) && interval < hrtimer_resolution)
+		interval = hrtimer_resolution;
+	if (unlikely(delta >= interval)) {
+		s64 incr = ktime_to_ns(interval);
+
+		orun = ktime_divns(delta, incr);
+		ctx->expires = ktime_add_ns(ctx->expires, incr * orun);
+		if (ctx->expires > now)
+			return orun;
+		orun++;
+	}
+	ctx->expires = ktime_add_safe(ctx->expires, interval);
+	return orun;
+}
+
+/*
+ * A deferrable timer whose CPU sleeps is not fired, but it is due: whoever
+ * looks at it (read, poll, gettime, settime) delivers it.  Strict timers
+ * are delivered by their hrtimer on time and need no look.
+ */
+void dtfd_check_due(struct dtimerfd_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	if (!ctx->queued || ctx->mode != DTFD_MODE_DEFERRABLE)
+		return;
+	if (dtfd_now(ctx) < ctx->expires)
+		return;
+	/* a callback already running finds !queued and leaves */
+	timer_delete(&ctx->dtmr);
+	dtfd_fire(ctx);
+}
+
+/* Time to the deadline, 0 once it has passed (timerfd_get_remaining()). */
+ktime_t dtfd_remaining(const struct dtimerfd_ctx *ctx)
+{
+	ktime_t rem = ktime_sub(ctx->expires, dtfd_now(ctx));
+
+	return rem < 0 ? 0 : rem;
+}
+
+static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *tmr)
+{
+	struct dtimerfd_ctx *ctx = container_of(tmr, struct dtimerfd_ctx, t.tmr);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->wqh.lock, flags);
+	if (ctx->queued)
+		dtfd_fire(ctx);
+	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
+	return HRTIMER_NORESTART;
+}
+
+static enum alarmtimer_restart dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
+{
+	struct dtimerfd_ctx *ctx = container_of(alarm, struct dtimerfd_ctx,
+						t.alarm);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->wqh.lock, flags);
+	if (ctx->queued)
+		dtfd_fire(ctx);
+	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
+	return ALARMTIMER_NORESTART;
+}
+
+/*
+ * The wheel's word is not trusted: the deadline is on the user's clock,
+ * which jiffies do not follow across suspend or clock steps, and far
+ * deadlines are reached in stages.  Deliver only when the clock says so.
+ */
+static void dtfd_deferrable_fn(struct timer_list *t)
+{
+	struct dtimerfd_ctx *ctx = timer_container_of(ctx, t, dtmr);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->wqh.lock, flags);
+	if (ctx->queued && ctx->mode == DTFD_MODE_DEFERRABLE)
+		dtfd_arm_deferrable(ctx, dtfd_now(ctx));
+	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
+}
+
+/*
+ * (Re)initialise the strict wake-up source for @ctx->clockid and
+ * @ctx->eclock.  The source must not be armed.
+ */
+void dtfd_timer_bind(struct dtimerfd_ctx *ctx)
+{
+	if (ctx->clockid == CLOCK_REALTIME_ALARM)
+		alarm_init(&ctx->t.alarm, ALARM_REALTIME, dtfd_alarm_fn);
+	else if (ctx->clockid == CLOCK_BOOTTIME_ALARM)
+		alarm_init(&ctx->t.alarm, ALARM_BOOTTIME, dtfd_alarm_fn);
+	else
+		hrtimer_setup(&ctx->t.tmr, dtfd_hrtimer_fn, ctx->eclock,
+			      HRTIMER_MODE_ABS);
+}
+
+void dtfd_timer_init(struct dtimerfd_ctx *ctx)
+{
+	/*
+	 * Pinned: the timer belongs to the CPU of the thread that last armed
+	 * it, on 6.1 (which would otherwise pick a busy CPU at enqueue) as on
+	 * 6.12 (which always queues deferrable timers locally).
+	 */
+	timer_setup(&ctx->dtmr, dtfd_deferrable_fn,
+		    TIMER_DEFERRABLE | TIMER_PINNED);
+	dtfd_timer_bind(ctx);
+}
+
+/*
+ * Cancel every wake-up source; -1 when a callback is running and the
+ * caller must drop the lock and dtfd_timer_cancel_wait().
+ */
+int dtfd_timer_try_cancel(struct dtimerfd_ctx *ctx)
+{
+	int ret;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	if (dtfd_isalarm(ctx))
+		ret = alarm_try_to_cancel(&ctx->t.alarm);
+	else
+		ret = hrtimer_try_to_cancel(&ctx->t.tmr);
+	if (ret < 0)
+		return ret;
+	return timer_delete_sync_try(&ctx->dtmr);
+}
+
+/*
+ * Wait for running callbacks without the lock.  hrtimer_cancel_wait_running()
+ * is not exported on PREEMPT_RT, so cancel outright; the caller re-takes
+ * the lock and re-arms whatever it wants anyway.
+ */
+void dtfd_timer_cancel_wait(struct dtimerfd_ctx *ctx)
+{
+	if (dtfd_isalarm(ctx))
+		alarm_cancel(&ctx->t.alarm);
+	else
+		hrtimer_cancel(&ctx->t.tmr);
+	timer_delete_sync(&ctx->dtmr);
+}
+
+/* Release: nothing may fire or re-arm once this returns. */
+void dtfd_timer_shutdown(struct dtimerfd_ctx *ctx)
+{
+	timer_shutdown_sync(&ctx->dtmr);
+	if (dtfd_isalarm(ctx))
+		alarm_cancel(&ctx->t.alarm);
+	else
+		hrtimer_cancel(&ctx->t.tmr);
+}

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small TAP harness for differential timerfd tests.
+ *
+ * Every test body is written once against a struct tfd_ops and runs in a
+ * forked child (own process group, with a timeout) once per backend:
+ *
+ *   native      timerfd_create/settime/gettime from <sys/timerfd.h>
+ *   dtimerfd    dtimerfd_create/settime/gettime from libdtimerfd
+ *   deferrable  the same, with DTFD_TIMER_DEFERRABLE added to every settime
+ *
+ * A body reports in two ways.  EXPECT()/ASSERT() check what the behaviour
+ * list says must happen (a failure fails that backend's case).  REC_*()
+ * record observations (return value and errno, exact values, times with a
+ * tolerance) into a trace kept in shared memory; the trace of each dtimerfd
+ * run must equal the trace of the native run step by step, so both halves
+ * of a differential test are always run through the same code.
+ *
+ * TAP output follows kselftest: "TAP version 13", "1..N", "ok N name",
+ * "not ok N name", "ok N name # SKIP reason", "# " diagnostics, a final
+ * "# Totals:" line; exit 0 when all passed, 1 on any failure, 4 when every
+ * case was skipped.
+ */
+#ifndef DTFD_TESTS_HARNESS_H
+#define DTFD_TESTS_HARNESS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dtimerfd.h"
+
+#ifndef CLOCK_REALTIME_ALARM
+#define CLOCK_REALTIME_ALARM	8
+#endif
+#ifndef CLOCK_BOOTTIME_ALARM
+#define CLOCK_BOOTTIME_ALARM	9
+#endif
+#ifndef TFD_TIMER_CANCEL_ON_SET
+#define TFD_TIMER_CANCEL_ON_SET	(1 << 1)
+#endif
+
+#define NSEC_PER_SEC	1000000000LL
+#define NSEC_PER_MSEC	1000000LL
+#define MS(x)		((long long)(x) * NSEC_PER_MSEC)
+#define SEC(x)		((long long)(x) * NSEC_PER_SEC)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+enum backend {
+	BK_NATIVE,
+	BK_DTFD,
+	BK_DEFER,
+};
+
+/* The three calls a test body uses to make and program a timer. */
+struct tfd_ops {
+	const char *name;
+	enum backend kind;
+	int (*create)(clockid_t clockid, int flags);
+	int (*settime)(int fd, int flags, const struct itimerspec *new_value,
+		       struct itimerspec *old_value);
+	int (*gettime)(int fd, struct itimerspec *curr_value);
+};
+
+extern const struct tfd_ops native_ops;
+extern const struct tfd_ops dtfd_ops;
+extern const struct tfd_ops defer_ops;
+
+/* Test flags */
+#define T_NO_DEFER	(1u << 0)	/* no deferrable variant (no settime) */
+#define T_NO_COMPARE	(1u << 1)	/* dtimerfd runs only its own EXPECTs */
+#define T_DTFD_ONLY	(1u << 2)	/* no native run: dtimerfd-only facts */
+#define T_CLOCK		(1u << 3)	/* steps CLOCK_REALTIME (restored) */
+
+struct test_case {
+	const char *name;
+	void (*fn)(const struct tfd_ops *ops);
+	unsigned int flags;
+	int timeout;		/* seconds, per backend run */
+	int line;
+	struct test_case *next;
+};
+
+void h_register(struct test_case *tc);
+int h_main(int argc, char **argv);
+
+/*
+ * TEST(name, flags, timeout_seconds) { body using ops }
+ * Cases run in the order they appear in the file.
+ */
+#define TEST(fname, fl, tmo)						\
+	static void fname(const struct tfd_ops *ops);			\
+	static struct test_case fname##_case = {			\
+		#fname, fname, (fl), (tmo), __LINE__, NULL };		\
+	__attribute__((constructor)) static void fname##_reg(void)	\
+	{								\
+		h_register(&fname##_case);				\
+	}								\
+	static void fname(const struct tfd_ops *ops __attribute__((unused)))
+
+#define TEST_MAIN()							\
+	int main(int argc, char **argv) { return h_main(argc, argv); }
+
+/* The backend of the running child. */
+extern const struct tfd_ops *h_ops;
+
+/* ---- results and observations (valid in the child) ---- */
+
+void h_fail(const char *file, int line, const char *cond,
+	    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void h_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2),
+						 noreturn));
+void h_abort(void) __attribute__((noreturn));
+void h_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void h_rec_ret(long long ret, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void h_rec_val(long long v, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void h_rec_approx(long long v, long long tol, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void h_rec_its(const struct itimerspec *its, long long tol,
+	       const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void h_rec_str(const char *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/*
+ * REC(expr, "label", ...): evaluate a call, record its return value and
+ * (when negative) errno for the differential comparison, and give the
+ * return value back with errno preserved.
+ */
+#define REC(expr, ...) ({						\
+	long long __r;							\
+	int __e;							\
+	errno = 0;							\
+	__r = (long long)(expr);					\
+	__e = errno;							\
+	h_rec_ret(__r, __e, __VA_ARGS__);				\
+	errno = __e;							\
+	__r; })
+
+#define EXPECT(cond) do {						\
+	if (!(cond))							\
+		h_fail(__FILE__, __LINE__, #cond, NULL);		\
+} while (0)
+
+#define EXPECTF(cond, ...) do {						\
+	if (!(cond))							\
+		h_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);		\
+} while (0)
+
+#define ASSERT(cond) do {						\
+	if (!(cond)) {							\
+		h_fail(__FILE__, __LINE__, #cond, NULL);		\
+		h_abort();						\
+	}								\
+} while (0)
+
+#define ASSERTF(cond, ...) do {						\
+	if (!(cond)) {							\
+		h_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);		\
+		h_abort();						\
+	}								\
+} while (0)
+
+/* ret must be -1 with errno eno */
+#define EXPECT_ERR(ret, eno) do {					\
+	long long __ret = (ret);					\
+	int __en = errno;						\
+	if (__ret != -1 || __en != (eno))				\
+		h_fail(__FILE__, __LINE__, #ret " fails with " #eno,	\
+		       "got %lld, errno %d (%s)", __ret, __en,		\
+		       __ret == -1 ? strerror(__en) : "-");		\
+} while (0)
+
+#define EXPECT_OK(ret) do {						\
+	long long __ret = (ret);					\
+	int __en = errno;						\
+	if (__ret < 0)							\
+		h_fail(__FILE__, __LINE__, #ret " succeeds",		\
+		       "got %lld, errno %d (%s)", __ret, __en,		\
+		       strerror(__en));					\
+} while (0)
+
+#define ASSERT_OK(ret) do {						\
+	long long __ret = (ret);					\
+	int __en = errno;						\
+	if (__ret < 0) {						\
+		h_fail(__FILE__, __LINE__, #ret " succeeds",		\
+		       "got %lld, errno %d (%s)", __ret, __en,		\
+		       strerror(__en));					\
+		h_abort();						\
+	}								\
+} while (0)
+
+/* ---- helpers ---- */
+
+extern const clockid_t h_clocks[5];	/* the five timerfd clocks */
+const char *h_clock_name(clockid_t clockid);
+int h_have_alarm(void);		/* kernel has the *_ALARM clocks */
+int h_can_wake_alarm(void);	/* caller has CAP_WAKE_ALARM */
+void h_require_root(void);	/* skip unless uid 0 */
+void h_require_alarm(void);	/* skip unless alarm clocks usable */
+
+long long h_ts_ns(const struct timespec *ts);
+struct timespec h_ns_ts(long long ns);
+long long h_now(clockid_t clockid);
+void h_sleep_ns(long long ns);
+struct itimerspec h_its(long long value_ns, long long interval_ns);
+long long h_its_value(const struct itimerspec *its);
+long long h_its_interval(const struct itimerspec *its);
+
+/* read() of a timer: returns read()'s result, count in *ticks */
+long h_read(int fd, uint64_t *ticks);
+/* poll for POLLIN: 1 readable, 0 timeout, -1 error; revents in *revents */
+int h_poll(int fd, int timeout_ms, short *revents);
+/* wait up to timeout_ms for readability, then read once (nonblocking) */
+long h_wait_read(int fd, int timeout_ms, uint64_t *ticks);
+void h_set_nonblock(int fd, int on);
+
+/* an address in a PROT_NONE page: EFAULT bait */
+void *h_bad_ptr(void);
+
+/* parsed /proc/self/fdinfo/FD timer lines */
+struct h_fdinfo {
+	int clockid;
+	unsigned long long ticks;
+	unsigned int settime_flags;
+	char settime_flags_str[16];
+	long long value_sec, value_nsec;
+	long long interval_sec, interval_nsec;
+	unsigned int flags;		/* generic "flags:" (octal) */
+	int nlines;			/* timer lines found, 0..5 */
+	int ordered;			/* the five appear consecutively in order */
+	char extra[512];		/* any lines after the five */
+};
+int h_fdinfo(int fd, struct h_fdinfo *fi);
+
+/*
+ * CLOCK_REALTIME changes.  The harness remembers a (MONOTONIC, REALTIME)
+ * pair before each run; h_clock_restore() and, whatever the child did,
+ * the parent after it, put REALTIME back to that pair plus the monotonic
+ * time elapsed.
+ */
+int h_clock_step(long long delta_ns);	/* 0, or -1 and errno */
+int h_clock_set(long long realtime_ns);
+void h_clock_restore(void);
+void h_require_clock_set(void);		/* skip unless settable */
+
+/* running under valgrind-like slowness: multiply waits by this */
+extern int h_slow;
+
+#endif /* DTFD_TESTS_HARNESS_H */
