@@ -138,10 +138,19 @@ void h_rec_str(const char *s, const char *fmt, ...)
 #define REC(expr, ...) ({						\
 	long long __r;							\
 	int __e;							\
-	errno = 0;							\
 	__r = (long long)(expr);					\
 	__e = errno;							\
 	h_rec_ret(__r, __e, __VA_ARGS__);				\
+	errno = __e;							\
+	__r; })
+
+/* REC_FD(expr, "label"): like REC() but any fd >= 0 is recorded as 0 */
+#define REC_FD(expr, ...) ({						\
+	long long __r;							\
+	int __e;							\
+	__r = (long long)(expr);					\
+	__e = errno;							\
+	h_rec_ret(__r >= 0 ? 0 : __r, __e, __VA_ARGS__);		\
 	errno = __e;							\
 	__r; })
 

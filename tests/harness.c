@@ -1,0 +1,953 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The TAP harness behind every test program: case registration, one
+ * forked child per backend with a timeout, the shared-memory trace, the
+ * differential comparison and the small helpers the bodies share.
+ */
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#include "harness.h"
+
+/* ---- backends ---- */
+
+static int defer_settime(int fd, int flags, const struct itimerspec *nv,
+			 struct itimerspec *ov)
+{
+	return dtimerfd_settime(fd, flags | DTFD_TIMER_DEFERRABLE, nv, ov);
+}
+
+const struct tfd_ops native_ops = {
+	"native", BK_NATIVE, timerfd_create, timerfd_settime, timerfd_gettime,
+};
+const struct tfd_ops dtfd_ops = {
+	"dtimerfd", BK_DTFD, dtimerfd_create, dtimerfd_settime,
+	dtimerfd_gettime,
+};
+const struct tfd_ops defer_ops = {
+	"deferrable", BK_DEFER, dtimerfd_create, defer_settime,
+	dtimerfd_gettime,
+};
+
+const struct tfd_ops *h_ops;
+int h_slow = 1;
+
+/* ---- the trace, shared between a run's child and the parent ---- */
+
+enum obs_kind { OBS_RET, OBS_VAL, OBS_APPROX, OBS_STR };
+
+#define H_LABEL	72
+#define H_STR	120
+#define H_MAX_OBS 6000
+
+struct h_obs {
+	char label[H_LABEL];
+	int kind;
+	int err;
+	long long v;
+	long long tol;
+	char str[H_STR];
+};
+
+struct h_run {
+	int nobs;
+	int overflow;
+	int failed;
+	int skipped;
+	char skip_reason[160];
+	int clock_dirty;
+	long long mono0, real0;		/* reference for h_clock_restore */
+	struct h_obs obs[H_MAX_OBS];
+};
+
+static struct h_run *h_run;
+
+static struct h_run *run_alloc(void)
+{
+	void *p = mmap(NULL, sizeof(struct h_run), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		printf("Bail out! mmap: %s\n", strerror(errno));
+		exit(1);
+	}
+	return p;
+}
+
+static struct h_obs *obs_next(void)
+{
+	if (!h_run)
+		return NULL;
+	if (h_run->nobs >= H_MAX_OBS) {
+		h_run->overflow = 1;
+		return NULL;
+	}
+	return &h_run->obs[h_run->nobs++];
+}
+
+static void obs_label(struct h_obs *o, const char *fmt, va_list ap)
+{
+	vsnprintf(o->label, sizeof(o->label), fmt, ap);
+}
+
+void h_rec_ret(long long ret, int err, const char *fmt, ...)
+{
+	struct h_obs *o = obs_next();
+	va_list ap;
+
+	if (!o)
+		return;
+	va_start(ap, fmt);
+	obs_label(o, fmt, ap);
+	va_end(ap);
+	o->kind = OBS_RET;
+	o->v = ret;
+	o->err = ret < 0 ? err : 0;
+}
+
+void h_rec_val(long long v, const char *fmt, ...)
+{
+	struct h_obs *o = obs_next();
+	va_list ap;
+
+	if (!o)
+		return;
+	va_start(ap, fmt);
+	obs_label(o, fmt, ap);
+	va_end(ap);
+	o->kind = OBS_VAL;
+	o->v = v;
+}
+
+void h_rec_approx(long long v, long long tol, const char *fmt, ...)
+{
+	struct h_obs *o = obs_next();
+	va_list ap;
+
+	if (!o)
+		return;
+	va_start(ap, fmt);
+	obs_label(o, fmt, ap);
+	va_end(ap);
+	o->kind = OBS_APPROX;
+	o->v = v;
+	o->tol = tol;
+}
+
+void h_rec_str(const char *s, const char *fmt, ...)
+{
+	struct h_obs *o = obs_next();
+	va_list ap;
+
+	if (!o)
+		return;
+	va_start(ap, fmt);
+	obs_label(o, fmt, ap);
+	va_end(ap);
+	o->kind = OBS_STR;
+	snprintf(o->str, sizeof(o->str), "%s", s);
+}
+
+void h_rec_its(const struct itimerspec *its, long long tol,
+	       const char *fmt, ...)
+{
+	char label[H_LABEL];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(label, sizeof(label), fmt, ap);
+	va_end(ap);
+	h_rec_approx(h_its_value(its), tol, "%s it_value", label);
+	h_rec_val(h_its_interval(its), "%s it_interval", label);
+}
+
+/* ---- verdicts ---- */
+
+static const char *bk_name(void)
+{
+	return h_ops ? h_ops->name : "?";
+}
+
+void h_diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# [%s] ", bk_name());
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+void h_fail(const char *file, int line, const char *cond,
+	    const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# [%s] %s:%d: expected %s", bk_name(), file, line, cond);
+	if (fmt) {
+		printf(": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	printf("\n");
+	fflush(stdout);
+	if (h_run)
+		__atomic_add_fetch(&h_run->failed, 1, __ATOMIC_SEQ_CST);
+}
+
+void h_abort(void)
+{
+	fflush(stdout);
+	_exit(1);
+}
+
+void h_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (h_run) {
+		va_start(ap, fmt);
+		vsnprintf(h_run->skip_reason, sizeof(h_run->skip_reason),
+			  fmt, ap);
+		va_end(ap);
+		h_run->skipped = 1;
+	}
+	fflush(stdout);
+	_exit(4);
+}
+
+/* ---- registration ---- */
+
+static struct test_case *h_cases;
+
+void h_register(struct test_case *tc)
+{
+	struct test_case **p = &h_cases;
+
+	while (*p && (*p)->line < tc->line)
+		p = &(*p)->next;
+	tc->next = *p;
+	*p = tc;
+}
+
+/* ---- running ---- */
+
+struct verdict {
+	int result;		/* 0 pass, 1 fail, 4 skip */
+	char reason[200];
+};
+
+static long long mono_now(void)
+{
+	return h_now(CLOCK_MONOTONIC);
+}
+
+static void restore_clock(struct h_run *run)
+{
+	long long target = run->real0 + (mono_now() - run->mono0);
+	struct timespec ts = h_ns_ts(target);
+
+	if (clock_settime(CLOCK_REALTIME, &ts))
+		printf("# WARNING: could not restore CLOCK_REALTIME: %s\n",
+		       strerror(errno));
+	run->clock_dirty = 0;
+}
+
+/*
+ * A deferrable timer only runs when its CPU ticks.  While a deferrable
+ * case runs, one SCHED_IDLE spinner per CPU keeps every CPU out of idle
+ * (so the tick keeps running) without delaying the test itself: API
+ * results are compared, not the idle-CPU timing.
+ */
+static pid_t keepers[64];
+static int nkeepers;
+
+static void keepers_start(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long cpu;
+
+	if (getenv("DTFD_TEST_NO_KEEPERS"))
+		return;
+	for (cpu = 0; cpu < ncpu && nkeepers < (int)ARRAY_SIZE(keepers);
+	     cpu++) {
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			struct sched_param sp = { 0 };
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpu, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			sched_setscheduler(0, SCHED_IDLE, &sp);
+			for (;;)
+				__asm__ __volatile__("" ::: "memory");
+		}
+		if (pid > 0)
+			keepers[nkeepers++] = pid;
+	}
+}
+
+static void keepers_stop(void)
+{
+	while (nkeepers > 0) {
+		pid_t pid = keepers[--nkeepers];
+
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+}
+
+static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
+		      struct h_run *run, struct verdict *v)
+{
+	long long deadline;
+	int status = 0;
+	pid_t pid, w;
+
+	memset(run, 0, sizeof(*run));
+	run->real0 = h_now(CLOCK_REALTIME);
+	run->mono0 = mono_now();
+	memset(v, 0, sizeof(*v));
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		v->result = 1;
+		snprintf(v->reason, sizeof(v->reason), "fork: %s",
+			 strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		h_ops = ops;
+		h_run = run;
+		tc->fn(ops);
+		fflush(stdout);
+		_exit(run->failed ? 1 : 0);
+	}
+	setpgid(pid, pid);
+
+	deadline = mono_now() + SEC(tc->timeout) * h_slow;
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (mono_now() > deadline) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			v->result = 1;
+			snprintf(v->reason, sizeof(v->reason),
+				 "timeout after %d s", tc->timeout * h_slow);
+			break;
+		}
+		h_sleep_ns(MS(5));
+	}
+	/* anything the body forked and left behind */
+	kill(-pid, SIGKILL);
+	if (run->clock_dirty)
+		restore_clock(run);
+	if (v->result)
+		return;
+
+	if (WIFSIGNALED(status)) {
+		v->result = 1;
+		snprintf(v->reason, sizeof(v->reason), "killed by signal %d (%s)",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else if (run->failed) {
+		v->result = 1;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4 &&
+		   run->skipped) {
+		v->result = 4;
+		snprintf(v->reason, sizeof(v->reason), "%s", run->skip_reason);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		v->result = 1;
+		snprintf(v->reason, sizeof(v->reason), "exit status %d",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	if (!v->result && run->overflow) {
+		v->result = 1;
+		snprintf(v->reason, sizeof(v->reason), "trace overflow");
+	}
+}
+
+static void obs_show(const char *who, const struct h_obs *o)
+{
+	switch (o->kind) {
+	case OBS_RET:
+		if (o->v < 0)
+			printf("#   %-10s %lld, errno %s\n", who, o->v,
+			       strerrorname_np(o->err) ?: "?");
+		else
+			printf("#   %-10s %lld\n", who, o->v);
+		break;
+	case OBS_VAL:
+		printf("#   %-10s %lld\n", who, o->v);
+		break;
+	case OBS_APPROX:
+		printf("#   %-10s %lld (+-%lld)\n", who, o->v, o->tol);
+		break;
+	case OBS_STR:
+		printf("#   %-10s \"%s\"\n", who, o->str);
+		break;
+	}
+}
+
+static int obs_equal(const struct h_obs *a, const struct h_obs *b)
+{
+	long long tol, d;
+
+	if (a->kind != b->kind)
+		return 0;
+	switch (a->kind) {
+	case OBS_RET:
+		return a->v == b->v && (a->v >= 0 || a->err == b->err);
+	case OBS_VAL:
+		return a->v == b->v;
+	case OBS_APPROX:
+		tol = a->tol > b->tol ? a->tol : b->tol;
+		d = a->v - b->v;
+		return d <= tol && d >= -tol;
+	case OBS_STR:
+		return !strcmp(a->str, b->str);
+	}
+	return 0;
+}
+
+/* The differential check: 0 when @b's trace matches native's @a. */
+static int compare(const struct h_run *a, const struct h_run *b,
+		   const char *bname)
+{
+	int n = a->nobs > b->nobs ? a->nobs : b->nobs;
+	int i, bad = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct h_obs *x = i < a->nobs ? &a->obs[i] : NULL;
+		const struct h_obs *y = i < b->nobs ? &b->obs[i] : NULL;
+
+		if (!x || !y) {
+			printf("# trace length differs: native %d steps, %s %d; first extra step: %s\n",
+			       a->nobs, bname, b->nobs,
+			       x ? x->label : y->label);
+			return 1;
+		}
+		if (strcmp(x->label, y->label)) {
+			printf("# traces diverge at step %d: native '%s', %s '%s'\n",
+			       i + 1, x->label, bname, y->label);
+			return 1;
+		}
+		if (!obs_equal(x, y)) {
+			if (bad < 10) {
+				printf("# differs at step %d '%s':\n", i + 1,
+				       x->label);
+				obs_show("native:", x);
+				obs_show(bname, y);
+			}
+			bad++;
+		}
+	}
+	if (bad > 10)
+		printf("# ... %d differences in all\n", bad);
+	return bad != 0;
+}
+
+/* ---- TAP ---- */
+
+static int tap_n, n_pass, n_fail, n_skip;
+
+static void tap(int result, const char *name, const char *suffix,
+		const char *reason)
+{
+	tap_n++;
+	if (result == 4) {
+		n_skip++;
+		printf("ok %d %s.%s # SKIP %s\n", tap_n, name, suffix, reason);
+	} else if (result == 0) {
+		n_pass++;
+		printf("ok %d %s.%s\n", tap_n, name, suffix);
+	} else {
+		n_fail++;
+		if (reason && *reason)
+			printf("# %s.%s: %s\n", name, suffix, reason);
+		printf("not ok %d %s.%s\n", tap_n, name, suffix);
+	}
+	fflush(stdout);
+}
+
+static int probe_dtfd(char *why, size_t len)
+{
+	int fd = dtimerfd_create(CLOCK_MONOTONIC, DTFD_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, len, "dtimerfd not available (%s: %s)",
+			 DTIMERFD_DEVICE, strerror(errno));
+		return 0;
+	}
+	close(fd);
+	return 1;
+}
+
+static int probe_defer(char *why, size_t len)
+{
+	struct itimerspec its = h_its(SEC(3600), 0);
+	int fd = dtimerfd_create(CLOCK_MONOTONIC, DTFD_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		snprintf(why, len, "dtimerfd not available (%s)",
+			 strerror(errno));
+		return 0;
+	}
+	ret = dtimerfd_settime(fd, DTFD_TIMER_DEFERRABLE, &its, NULL);
+	if (ret && errno == EINVAL)
+		snprintf(why, len, "deferrable backend not available");
+	else if (ret)
+		snprintf(why, len, "deferrable settime fails: %s",
+			 strerror(errno));
+	close(fd);
+	return ret == 0;
+}
+
+static void usage(const char *argv0)
+{
+	printf("usage: %s [-l] [-t TEST]... [-b native|dtimerfd|deferrable]...\n"
+	       "  -l          list the cases\n"
+	       "  -t TEST     run only TEST (repeatable)\n"
+	       "  -b BACKEND  run only these backends (native always runs when\n"
+	       "              a dtimerfd case compares against it)\n"
+	       "  DTFD_TEST_SLOW=N multiplies every timeout by N\n",
+	       argv0);
+}
+
+#define BIT_NATIVE	1
+#define BIT_DTFD	2
+#define BIT_DEFER	4
+
+int h_main(int argc, char **argv)
+{
+	static const char *only[64];
+	int nonly = 0, backends = 0, list = 0, opt, planned = 0;
+	char dtfd_why[200] = "", defer_why[200] = "";
+	int have_dtfd, have_defer;
+	struct h_run *nrun, *drun;
+	struct test_case *tc;
+	const char *s;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "lt:b:h")) != -1) {
+		switch (opt) {
+		case 'l':
+			list = 1;
+			break;
+		case 't':
+			if (nonly < (int)ARRAY_SIZE(only))
+				only[nonly++] = optarg;
+			break;
+		case 'b':
+			if (!strcmp(optarg, "native"))
+				backends |= BIT_NATIVE;
+			else if (!strcmp(optarg, "dtimerfd"))
+				backends |= BIT_DTFD;
+			else if (!strcmp(optarg, "deferrable"))
+				backends |= BIT_DEFER;
+			else {
+				usage(argv[0]);
+				return 1;
+			}
+			break;
+		default:
+			usage(argv[0]);
+			return opt == 'h' ? 0 : 1;
+		}
+	}
+	if (!backends)
+		backends = BIT_NATIVE | BIT_DTFD | BIT_DEFER;
+	s = getenv("DTFD_TEST_SLOW");
+	if (s && atoi(s) > 0)
+		h_slow = atoi(s);
+
+	for (tc = h_cases; tc; tc = tc->next) {
+		int i, sel = !nonly;
+
+		for (i = 0; i < nonly; i++)
+			if (!strcmp(only[i], tc->name))
+				sel = 1;
+		if (!sel) {
+			tc->timeout = -1;	/* deselected */
+			continue;
+		}
+		if (list) {
+			printf("%s%s%s\n", tc->name,
+			       tc->flags & T_DTFD_ONLY ? " (dtimerfd only)" : "",
+			       tc->flags & T_NO_DEFER ? " (no deferrable)" : "");
+			continue;
+		}
+		if (!(tc->flags & T_DTFD_ONLY) && (backends & BIT_NATIVE))
+			planned++;
+		if (backends & BIT_DTFD)
+			planned++;
+		if (!(tc->flags & T_NO_DEFER) && (backends & BIT_DEFER))
+			planned++;
+	}
+	if (list)
+		return 0;
+
+	have_dtfd = probe_dtfd(dtfd_why, sizeof(dtfd_why));
+	have_defer = have_dtfd && probe_defer(defer_why, sizeof(defer_why));
+	if (!have_dtfd)
+		snprintf(defer_why, sizeof(defer_why), "%s", dtfd_why);
+
+	printf("TAP version 13\n");
+	printf("1..%d\n", planned);
+	if (!have_dtfd)
+		printf("# %s\n", dtfd_why);
+	else if (!have_defer)
+		printf("# %s\n", defer_why);
+
+	nrun = run_alloc();
+	drun = run_alloc();
+
+	for (tc = h_cases; tc; tc = tc->next) {
+		struct verdict nv = { 4, "not run" }, v;
+		int native_ran = 0;
+
+		if (tc->timeout < 0)
+			continue;
+		if (!(tc->flags & T_DTFD_ONLY) &&
+		    (backends & (BIT_NATIVE | BIT_DTFD | BIT_DEFER))) {
+			run_child(tc, &native_ops, nrun, &nv);
+			native_ran = 1;
+			if (backends & BIT_NATIVE)
+				tap(nv.result, tc->name, "native", nv.reason);
+		}
+
+		for (int b = 0; b < 2; b++) {
+			const struct tfd_ops *ops = b ? &defer_ops : &dtfd_ops;
+			int avail = b ? have_defer : have_dtfd;
+			const char *why = b ? defer_why : dtfd_why;
+
+			if (!(backends & (b ? BIT_DEFER : BIT_DTFD)))
+				continue;
+			if (b && (tc->flags & T_NO_DEFER))
+				continue;
+			if (!avail) {
+				tap(4, tc->name, ops->name, why);
+				continue;
+			}
+			if (native_ran && nv.result == 4) {
+				char r[220];
+
+				snprintf(r, sizeof(r), "native: %s", nv.reason);
+				tap(4, tc->name, ops->name, r);
+				continue;
+			}
+			if (b)
+				keepers_start();
+			run_child(tc, ops, drun, &v);
+			if (b)
+				keepers_stop();
+			if (v.result != 4 && native_ran &&
+			    !(tc->flags & T_NO_COMPARE) &&
+			    compare(nrun, drun, ops->name)) {
+				v.result = 1;
+				if (!v.reason[0])
+					snprintf(v.reason, sizeof(v.reason),
+						 "differs from native timerfd");
+			}
+			tap(v.result, tc->name, ops->name, v.reason);
+		}
+	}
+
+	if (tap_n != planned)
+		printf("# Planned tests != run tests (%d != %d)\n", planned,
+		       tap_n);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
+	       n_pass, n_fail, n_skip);
+	if (n_fail)
+		return 1;
+	if (n_skip && !n_pass)
+		return 4;
+	return 0;
+}
+
+/* ---- helpers ---- */
+
+const clockid_t h_clocks[5] = {
+	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
+	CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
+};
+
+const char *h_clock_name(clockid_t c)
+{
+	switch (c) {
+	case CLOCK_REALTIME: return "REALTIME";
+	case CLOCK_MONOTONIC: return "MONOTONIC";
+	case CLOCK_BOOTTIME: return "BOOTTIME";
+	case CLOCK_REALTIME_ALARM: return "REALTIME_ALARM";
+	case CLOCK_BOOTTIME_ALARM: return "BOOTTIME_ALARM";
+	default: return "clock?";
+	}
+}
+
+int h_have_alarm(void)
+{
+	struct timespec ts;
+
+	return !clock_gettime(CLOCK_BOOTTIME_ALARM, &ts);
+}
+
+int h_can_wake_alarm(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return 0;
+	return !!(data[CAP_WAKE_ALARM / 32].effective &
+		  (1U << (CAP_WAKE_ALARM % 32)));
+}
+
+void h_require_root(void)
+{
+	if (geteuid() != 0)
+		h_skip("needs root");
+}
+
+void h_require_alarm(void)
+{
+	if (!h_have_alarm())
+		h_skip("kernel has no alarm clocks (no RTC)");
+	if (!h_can_wake_alarm())
+		h_skip("needs CAP_WAKE_ALARM");
+}
+
+long long h_ts_ns(const struct timespec *ts)
+{
+	return (long long)ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+}
+
+struct timespec h_ns_ts(long long ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = ns / NSEC_PER_SEC;
+	ts.tv_nsec = ns % NSEC_PER_SEC;
+	if (ts.tv_nsec < 0) {
+		ts.tv_sec--;
+		ts.tv_nsec += NSEC_PER_SEC;
+	}
+	return ts;
+}
+
+long long h_now(clockid_t clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clockid, &ts))
+		return -1;
+	return h_ts_ns(&ts);
+}
+
+void h_sleep_ns(long long ns)
+{
+	struct timespec ts = h_ns_ts(h_now(CLOCK_MONOTONIC) + ns);
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
+}
+
+struct itimerspec h_its(long long value_ns, long long interval_ns)
+{
+	struct itimerspec its;
+
+	its.it_value = h_ns_ts(value_ns);
+	its.it_interval = h_ns_ts(interval_ns);
+	return its;
+}
+
+long long h_its_value(const struct itimerspec *its)
+{
+	return h_ts_ns(&its->it_value);
+}
+
+long long h_its_interval(const struct itimerspec *its)
+{
+	return h_ts_ns(&its->it_interval);
+}
+
+long h_read(int fd, uint64_t *ticks)
+{
+	uint64_t v = 0;
+	long r = read(fd, &v, sizeof(v));
+
+	if (ticks)
+		*ticks = v;
+	return r;
+}
+
+int h_poll(int fd, int timeout_ms, short *revents)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do {
+		r = poll(&p, 1, timeout_ms);
+	} while (r < 0 && errno == EINTR);
+	if (revents)
+		*revents = p.revents;
+	return r;
+}
+
+long h_wait_read(int fd, int timeout_ms, uint64_t *ticks)
+{
+	int fl = fcntl(fd, F_GETFL);
+	long r;
+
+	h_poll(fd, timeout_ms, NULL);
+	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	r = h_read(fd, ticks);
+	fcntl(fd, F_SETFL, fl);
+	return r;
+}
+
+void h_set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+void *h_bad_ptr(void)
+{
+	static void *p;
+
+	if (!p) {
+		p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		if (p == MAP_FAILED) {
+			p = NULL;
+			h_fail(__FILE__, __LINE__, "mmap", "%s",
+			       strerror(errno));
+			h_abort();
+		}
+	}
+	return p;
+}
+
+int h_fdinfo(int fd, struct h_fdinfo *fi)
+{
+	static const char *keys[5] = {
+		"clockid:", "ticks:", "settime flags:", "it_value:",
+		"it_interval:",
+	};
+	char path[64], line[256];
+	int pos[5] = { -1, -1, -1, -1, -1 };
+	int i, n = 0, last = -1;
+	FILE *f;
+
+	memset(fi, 0, sizeof(*fi));
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		int k = -1;
+
+		for (i = 0; i < 5; i++)
+			if (!strncmp(line, keys[i], strlen(keys[i])))
+				k = i;
+		if (!strncmp(line, "flags:", 6))
+			fi->flags = strtoul(line + 6, NULL, 8);
+		if (k < 0) {
+			if (last == 4 && strlen(fi->extra) + strlen(line) <
+			    sizeof(fi->extra))
+				strcat(fi->extra, line);
+			n++;
+			continue;
+		}
+		pos[k] = n++;
+		last = k;
+		fi->nlines++;
+		switch (k) {
+		case 0:
+			fi->clockid = atoi(line + 8);
+			break;
+		case 1:
+			fi->ticks = strtoull(line + 6, NULL, 10);
+			break;
+		case 2:
+			sscanf(line + 14, " %15s", fi->settime_flags_str);
+			fi->settime_flags = strtoul(fi->settime_flags_str,
+						    NULL, 8);
+			break;
+		case 3:
+			sscanf(line + 9, " (%lld, %lld)", &fi->value_sec,
+			       &fi->value_nsec);
+			break;
+		case 4:
+			sscanf(line + 12, " (%lld, %lld)", &fi->interval_sec,
+			       &fi->interval_nsec);
+			break;
+		}
+	}
+	fclose(f);
+	fi->ordered = 1;
+	for (i = 0; i < 5; i++)
+		if (pos[i] < 0 || (i && pos[i] != pos[i - 1] + 1))
+			fi->ordered = 0;
+	return 0;
+}
+
+int h_clock_set(long long realtime_ns)
+{
+	struct timespec ts = h_ns_ts(realtime_ns);
+
+	if (h_run)
+		h_run->clock_dirty = 1;
+	return clock_settime(CLOCK_REALTIME, &ts);
+}
+
+int h_clock_step(long long delta_ns)
+{
+	return h_clock_set(h_now(CLOCK_REALTIME) + delta_ns);
+}
+
+void h_clock_restore(void)
+{
+	if (h_run && h_run->clock_dirty)
+		restore_clock(h_run);
+}
+
+void h_require_clock_set(void)
+{
+	struct timespec ts;
+
+	h_require_root();
+	clock_gettime(CLOCK_REALTIME, &ts);
+	if (clock_settime(CLOCK_REALTIME, &ts))
+		h_skip("cannot set CLOCK_REALTIME: %s", strerror(errno));
+	if (h_run)
+		h_run->clock_dirty = 1;
+}
