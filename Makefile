@@ -29,7 +29,8 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
 .PHONY: all module userlib tests examples deps check check-quick demo lint \
-	checkpatch sparse uapi-check clean help
+	checkpatch sparse uapi-check warnings kdir-check bench bench-smoke \
+	debug-kernel clean help
 
 all: module userlib tests
 
@@ -59,7 +60,26 @@ demo: deps
 	$(MAKE) all
 	vm/demo
 
-lint: uapi-check checkpatch sparse
+# Not part of `make check` (it takes a while); bench-smoke is.
+bench: deps
+	$(MAKE) all
+	bench/run
+
+bench-smoke:
+	bench/run --quick
+
+# A small KASAN + lockdep + kmemleak kernel from linux-source-6.1, cached
+# under /var/cache/dtimerfd.
+debug-kernel: deps
+	vm/build-debug-kernel
+
+lint: uapi-check checkpatch sparse warnings
+
+# W=1 adds kernel-doc and extra warnings: the module must stay silent.
+warnings: kdir-check
+	@out=$$($(MAKE) $(KBUILD_ARGS) W=1 -B modules 2>&1 | grep -E 'warning|error' || true); \
+	if [ -n "$$out" ]; then echo "$$out"; echo "W=1: warnings" >&2; exit 1; fi; \
+	echo "  W=1     module/: no warnings ($(KVER))"
 
 uapi-check:
 	@echo '#include <linux/dtimerfd.h>' | $(CC) -std=c90 -Wall -Werror \
