@@ -82,12 +82,12 @@ static struct notifier_block dtfd_gtod_nb = {
 };
 
 /*
- * Put @ctx on the clock-change list or take it off.  Timers that watch
- * nothing never touch the global lock.
+ * Put @ctx on the clock-change list or take it off.  Only a change of
+ * what the timer watches takes the global lock.
  */
 void dtfd_clock_watch(struct dtimerfd_ctx *ctx, unsigned int watch)
 {
-	if (!watch && !READ_ONCE(ctx->watch))
+	if (READ_ONCE(ctx->watch) == watch)
 		return;
 
 	mutex_lock(&dtfd_clock_lock);

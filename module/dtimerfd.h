@@ -69,6 +69,8 @@ struct dtimerfd_ctx {
 	bool expired;
 	/* a wake-up source is armed for @expires and has not fired */
 	bool queued;
+	/* @dtmr may be pending or running since it was last cancelled */
+	bool wheel_used;
 	/* clock fixed: DTFD_IOC_INIT done or the timer was armed once */
 	bool bound;
 	/* DTFD_WATCH_* bits; written under both dtfd_clock_lock and wqh.lock */

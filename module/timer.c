@@ -76,6 +76,7 @@ static void dtfd_arm_deferrable(struct dtimerfd_ctx *ctx, ktime_t now)
 	if (n >= DTFD_WHEEL_LVL0)
 		n -= n >> 3;
 	n = min_t(u64, n, DTFD_WHEEL_MAX_CHUNK);
+	ctx->wheel_used = true;
 	mod_timer(&ctx->dtmr, jiffies + (unsigned long)n);
 }
 
@@ -233,9 +234,13 @@ int dtfd_timer_try_cancel(struct dtimerfd_ctx *ctx)
 		ret = alarm_try_to_cancel(&ctx->t.alarm);
 	else
 		ret = hrtimer_try_to_cancel(&ctx->t.tmr);
-	if (ret < 0)
+	if (ret < 0 || !ctx->wheel_used)
 		return ret;
-	return timer_delete_sync_try(&ctx->dtmr);
+	/* strict timers never pay for the wheel's base lock */
+	ret = timer_delete_sync_try(&ctx->dtmr);
+	if (ret >= 0)
+		ctx->wheel_used = false;
+	return ret;
 }
 
 /*
