@@ -21,6 +21,7 @@
 #include <linux/slab.h>
 #include <linux/time32.h>
 #include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include "dtimerfd.h"
 
@@ -338,19 +339,23 @@ static long dtimerfd_ioctl(struct file *file, unsigned int cmd,
 	}
 }
 
-static ssize_t dtimerfd_read(struct file *file, char __user *buf,
-			     size_t count, loff_t *ppos)
+/*
+ * read_iter, as timerfd has it since it learnt io_uring: IOCB_NOWAIT counts
+ * as O_NONBLOCK, and a readv() gathers the 8 bytes across segments.
+ */
+static ssize_t dtimerfd_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
+	struct file *file = iocb->ki_filp;
 	struct dtimerfd_ctx *ctx = file->private_data;
 	ssize_t res;
 	u64 ticks = 0;
 
-	if (count < sizeof(ticks))
+	if (iov_iter_count(to) < sizeof(ticks))
 		return -EINVAL;
 
 	spin_lock_irq(&ctx->wqh.lock);
 	dtfd_check_due(ctx);
-	if (file->f_flags & O_NONBLOCK)
+	if (file->f_flags & O_NONBLOCK || iocb->ki_flags & IOCB_NOWAIT)
 		res = -EAGAIN;
 	else
 		res = wait_event_interruptible_locked_irq(ctx->wqh, ctx->ticks);
@@ -371,8 +376,11 @@ static ssize_t dtimerfd_read(struct file *file, char __user *buf,
 	}
 	spin_unlock_irq(&ctx->wqh.lock);
 
-	if (ticks)
-		res = put_user(ticks, (u64 __user *)buf) ? -EFAULT : sizeof(ticks);
+	if (ticks) {
+		res = copy_to_iter(&ticks, sizeof(ticks), to);
+		if (!res)
+			res = -EFAULT;
+	}
 	return res;
 }
 
@@ -447,6 +455,7 @@ static int dtimerfd_open(struct inode *inode, struct file *file)
 
 	/* A timerfd's file flags carry no O_LARGEFILE (F_GETFL, fdinfo). */
 	file->f_flags &= ~O_LARGEFILE;
+	file->f_mode |= FMODE_NOWAIT;
 	file->private_data = ctx;
 	return 0;
 }
@@ -465,7 +474,7 @@ static const struct file_operations dtimerfd_fops = {
 	.owner		= THIS_MODULE,
 	.open		= dtimerfd_open,
 	.release	= dtimerfd_release,
-	.read		= dtimerfd_read,
+	.read_iter	= dtimerfd_read_iter,
 	.poll		= dtimerfd_poll,
 	.unlocked_ioctl	= dtimerfd_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
