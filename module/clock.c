@@ -47,9 +47,8 @@ static void dtfd_clock_was_set(struct work_struct *work)
 			ctx->ticks++;
 			wake_up_locked_poll(&ctx->wqh, EPOLLIN);
 		}
-		if ((ctx->watch & DTFD_WATCH_REARM) && ctx->queued &&
-		    ctx->mode == DTFD_MODE_DEFERRABLE)
-			dtfd_arm(ctx, dtfd_now(ctx));
+		if (ctx->watch & DTFD_WATCH_REARM)
+			dtfd_clock_jumped(ctx);
 		spin_unlock_irq(&ctx->wqh.lock);
 	}
 	mutex_unlock(&dtfd_clock_lock);

@@ -62,6 +62,8 @@ struct dtimerfd_ctx {
 	/* the clock bound by the user, and the one @expires is measured on */
 	int clockid;
 	int eclock;
+	/* the CPU @dtmr was last queued on */
+	int cpu;
 	/* the timerfd settime bits of the last successful settime, for fdinfo */
 	u8 settime_flags;
 	u8 mode;		/* enum dtfd_mode */
@@ -95,6 +97,7 @@ ktime_t dtfd_now(const struct dtimerfd_ctx *ctx);
 void dtfd_arm(struct dtimerfd_ctx *ctx, ktime_t now);
 u64 dtfd_forward(struct dtimerfd_ctx *ctx, ktime_t now);
 void dtfd_check_due(struct dtimerfd_ctx *ctx);
+void dtfd_clock_jumped(struct dtimerfd_ctx *ctx);
 ktime_t dtfd_remaining(const struct dtimerfd_ctx *ctx);
 
 /* clock.c: clock changes, resume and time namespaces */

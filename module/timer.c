@@ -9,6 +9,7 @@
  * a tiny interval cannot turn a callback into an interrupt storm.
  */
 
+#include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
@@ -51,8 +52,8 @@ ktime_t dtfd_now(const struct dtimerfd_ctx *ctx)
 }
 
 /*
- * Arm the deferrable timer_list for @ctx->expires, or deliver at once when
- * the deadline has passed.
+ * Jiffies from now at which to arm the deferrable timer_list for a
+ * deadline @delta ns ahead.
  *
  * A timer armed for jiffies + n fires on the (n + 1)th tick from now: the
  * wheel adds a jiffy at level 0 so a timer armed just before a tick is not
@@ -63,21 +64,64 @@ ktime_t dtfd_now(const struct dtimerfd_ctx *ctx)
  * before it.  Beyond level 0 aim 7/8 of the way, short of the wheel's
  * rounding, and close in from there.
  */
+static unsigned long dtfd_defer_jiffies(s64 delta)
+{
+	u64 n = div_u64(delta - 1, TICK_NSEC);
+
+	if (n >= DTFD_WHEEL_LVL0)
+		n -= n >> 3;
+	return min_t(u64, n, DTFD_WHEEL_MAX_CHUNK);
+}
+
+/*
+ * Arm the deferrable timer_list for @ctx->expires on this CPU, or deliver
+ * at once when the deadline has passed.
+ */
 static void dtfd_arm_deferrable(struct dtimerfd_ctx *ctx, ktime_t now)
 {
 	s64 delta = ktime_sub(ctx->expires, now);
-	u64 n;
 
 	if (delta <= 0) {
 		dtfd_fire(ctx);
 		return;
 	}
-	n = div_u64(delta - 1, TICK_NSEC);
-	if (n >= DTFD_WHEEL_LVL0)
-		n -= n >> 3;
-	n = min_t(u64, n, DTFD_WHEEL_MAX_CHUNK);
 	ctx->wheel_used = true;
-	mod_timer(&ctx->dtmr, jiffies + (unsigned long)n);
+	/* pinned: mod_timer() queues it here, irqs are off */
+	ctx->cpu = smp_processor_id();
+	mod_timer(&ctx->dtmr, jiffies + dtfd_defer_jiffies(delta));
+}
+
+/*
+ * The clock a deferrable deadline is measured on jumped (a realtime step,
+ * or resume for boottime): deliver now if it became due, else move the
+ * wake-up to match, on the CPU the timer belongs to.  Called from the
+ * clock-change work, which runs on whatever CPU it likes.
+ */
+void dtfd_clock_jumped(struct dtimerfd_ctx *ctx)
+{
+	s64 delta;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	if (!ctx->queued || ctx->mode != DTFD_MODE_DEFERRABLE)
+		return;
+	/* a callback already running finds the new state under our lock */
+	timer_delete(&ctx->dtmr);
+	delta = ktime_sub(ctx->expires, dtfd_now(ctx));
+	if (delta <= 0) {
+		dtfd_fire(ctx);
+		return;
+	}
+	ctx->dtmr.expires = jiffies + dtfd_defer_jiffies(delta);
+	/*
+	 * An offline CPU's timers were migrated when it went down; queue
+	 * locally then.  Should it go down right after this check, the
+	 * timer waits for it to return, or for the next read or poll.
+	 */
+	if (cpu_online(ctx->cpu))
+		add_timer_on(&ctx->dtmr, ctx->cpu);
+	else
+		dtfd_arm_deferrable(ctx, dtfd_now(ctx));
 }
 
 /* Arm the context's wake-up source for @ctx->expires. */
