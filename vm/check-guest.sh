@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The guest half of vm/check, run by busybox sh inside the guest:
+#
+#   check-guest.sh [-t SECONDS] [-e VAR=VALUE]... [PROGRAM]...
+#
+# PROGRAM is a path under /tests (build/create.t, build32/create.t).  Each
+# runs in /tmp with a timeout (-t, default 300 s) after a marker has been
+# written to /dev/kmsg; afterwards the kernel log since that marker is
+# scanned for splats and stray processes are killed.  Output, parsed by
+# vm/check:
+#
+#   ## begin NAME
+#   ...the program's TAP...
+#   # splat: LINE            one per kernel report logged while NAME ran
+#   ## end NAME status=N time=SECONDS [timeout]
+#
+# NAME "device" is this script's own check of /dev/dtimerfd.  The exit
+# status is 1 when anything failed.
+
+# shellcheck disable=SC2016 # check() evals its single-quoted tests
+
+limit=300
+while [ $# -gt 0 ]; do
+	case $1 in
+	-t) limit=$2; shift 2 ;;
+	-e) export "${2?}"; shift 2 ;;
+	*) break ;;
+	esac
+done
+
+# Kernel reports, as in vm/init.c's splat_words[] (keep the two in sync);
+# only kernel lines (<0>..<7>) count, so user writes to /dev/kmsg cannot.
+SPLAT='BUG:|WARNING:|Oops|kernel BUG|Kernel panic|general protection|Unable to handle|Call Trace'
+SPLAT="$SPLAT|KASAN|UBSAN|KFENCE|kmemleak|unreferenced object|lockdep|possible circular locking"
+SPLAT="$SPLAT|possible recursive locking|inconsistent lock state|suspicious RCU usage"
+SPLAT="$SPLAT|INFO: task|INFO: rcu|detected stall|soft lockup|hard LOCKUP|list_add corruption"
+SPLAT="$SPLAT|list_del corruption|refcount_t:|stack-protector|double fault|Bad page|(\] |>)BUG "
+
+failed=0
+seq=0
+
+# splats MARKER: the kernel's reports logged after MARKER
+splats() {
+	dmesg -r | sed -n "/$1\$/,\$p" | grep '^<[0-7]>' | grep -E "$SPLAT" |
+		head -n 20 | sed 's/^/# splat: /'
+}
+
+# --- the device itself --------------------------------------------------
+echo "## begin device"
+echo "TAP version 13"
+echo "1..4"
+n=0
+check() {
+	n=$((n + 1))
+	if eval "$2"; then
+		echo "ok $n $1"
+	else
+		[ -z "$3" ] || echo "# $3"
+		echo "not ok $n $1"
+		failed=1
+	fi
+}
+dev=/dev/dtimerfd
+check "dtimerfd is loaded (/proc/modules)" 'grep -q "^dtimerfd " /proc/modules' \
+	"modules: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
+check "$dev is a character device" '[ -c $dev ]' "$(ls -l $dev 2>&1)"
+check "$dev has mode 0666" '[ "$(stat -c %a $dev 2>/dev/null)" = 666 ]' \
+	"mode is $(stat -c %a $dev 2>&1)"
+check "$dev opens O_RDWR and closes" '(exec 3<>$dev) 2>/dev/null' \
+	"$( (exec 3<>$dev) 2>&1)"
+echo "## end device status=$failed time=0"
+
+# --- the test programs --------------------------------------------------
+for prog in "$@"; do
+	seq=$((seq + 1))
+	case $prog in
+	build32/*) name=${prog#build32/}; name=${name%.t}-m32 ;;
+	*) name=${prog##*/}; name=${name%.t} ;;
+	esac
+	marker="dtimerfd-check: test $seq $name"
+	echo "$marker" >/dev/kmsg
+	echo "## begin $name"
+	start=$(date +%s)
+	(cd /tmp && exec timeout -k 5 "$limit" "/tests/$prog")
+	rc=$?
+	end=$(date +%s)
+	kill -9 -1 2>/dev/null		# strays: everything but us and init
+	extra=
+	if [ $((end - start)) -ge "$limit" ] && { [ $rc = 143 ] || [ $rc = 137 ]; }; then
+		extra=" timeout"
+	fi
+	out=$(splats "$marker")
+	[ -z "$out" ] || { echo "$out"; failed=1; }
+	[ "$rc" = 0 ] || [ "$rc" = 4 ] || failed=1
+	echo "## end $name status=$rc time=$((end - start))$extra"
+done
+exit $failed
