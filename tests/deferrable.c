@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 
 #include "harness.h"
@@ -616,6 +617,106 @@ TEST(delivered_on_access, T_DTFD_ONLY | T_NO_DEFER, 30)
 	}
 	EXPECTF(ok == 5, "%d of 5 reads counted the expirations", ok);
 	close(fd);
+}
+
+/* Local-timer interrupts, all CPUs (the LOC row of /proc/interrupts). */
+static unsigned long long loc_total(void)
+{
+	unsigned long long sum = 0;
+	char line[4096];
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	ASSERT(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		for (;;) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Serve @n timers with one epoll loop on CPU 0 for @ns, armed at 10 ms
+ * with staggered phases (so strict timers cannot share wake-ups); return
+ * the local-timer interrupts taken meanwhile.  n == 0: the idle baseline.
+ */
+static unsigned long long loc_during(int n, int flags, long long ns)
+{
+	int ep = epoll_create1(EPOLL_CLOEXEC), fds[64], i;
+	long long start = h_now(CLOCK_MONOTONIC) + MS(20), end;
+	unsigned long long before, after;
+
+	ASSERT(ep >= 0 && n <= 64);
+	pin_self(0);
+	for (i = 0; i < n; i++) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.fd = 0 };
+
+		fds[i] = dcreate(CLOCK_MONOTONIC);
+		ev.data.fd = fds[i];
+		ASSERT_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev));
+		ASSERT_OK(arm(fds[i], flags | DTFD_TIMER_ABSTIME,
+			      start + i * MS(10) / n, MS(10)));
+	}
+	h_sleep_ns(MS(100));
+	before = loc_total();
+	end = h_now(CLOCK_MONOTONIC) + ns;
+	for (;;) {
+		struct epoll_event evs[64];
+		long long left = end - h_now(CLOCK_MONOTONIC);
+		int r, j;
+
+		if (left <= 0)
+			break;
+		r = epoll_wait(ep, evs, 64, (int)(left / MS(1)) + 1);
+		for (j = 0; j < r; j++) {
+			uint64_t t;
+
+			read(evs[j].data.fd, &t, sizeof(t));
+		}
+	}
+	after = loc_total();
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	close(ep);
+	return after - before;
+}
+
+/*
+ * The point of it all: on an idle guest, N deferrable timers at 10 ms add
+ * at most 10 % of the local-timer interrupts that N strict ones add.
+ */
+TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
+{
+	const int n = 8;
+	unsigned long long base, strict, defer;
+	double added_strict, added_defer;
+
+	base = loc_during(0, 0, SEC(3));
+	strict = loc_during(n, 0, SEC(3));
+	defer = loc_during(n, DTFD_TIMER_DEFERRABLE, SEC(3));
+	added_strict = (double)strict - (double)base;
+	added_defer = (double)defer - (double)base;
+	h_diag("LOC over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
+	       base, n, strict, added_strict, n, defer, added_defer,
+	       added_defer / added_strict);
+	ASSERTF(added_strict > 300, "strict timers added only %.0f interrupts",
+		added_strict);
+	EXPECTF(added_defer <= 0.10 * added_strict,
+		"deferrable added %.0f, strict %.0f", added_defer,
+		added_strict);
 }
 
 TEST_MAIN()

@@ -707,11 +707,17 @@ const char *h_clock_name(clockid_t c)
 	}
 }
 
+/*
+ * Alarm timers work without an RTC (it only matters for suspend), even
+ * where clock_gettime() on the alarm clocks fails; ask timerfd itself.
+ */
 int h_have_alarm(void)
 {
-	struct timespec ts;
+	int fd = timerfd_create(CLOCK_BOOTTIME_ALARM, TFD_CLOEXEC);
 
-	return !clock_gettime(CLOCK_BOOTTIME_ALARM, &ts);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0 || errno != EINVAL;
 }
 
 int h_can_wake_alarm(void)
@@ -737,7 +743,7 @@ void h_require_root(void)
 void h_require_alarm(void)
 {
 	if (!h_have_alarm())
-		h_skip("kernel has no alarm clocks (no RTC)");
+		h_skip("kernel has no alarm timers");
 	if (!h_can_wake_alarm())
 		h_skip("needs CAP_WAKE_ALARM");
 }
