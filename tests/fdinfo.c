@@ -142,7 +142,14 @@ TEST(format, 0, 30)
 		h_rec_approx(fi.value_sec, 5, "it_value seconds");
 		EXPECT(fi.ordered && fi.nlines == 5);
 	}
-	/* a big SET_TICKS count in decimal */
+	/*
+	 * a big SET_TICKS count in decimal (64-bit processes only: native
+	 * timerfd has no compat_ioctl, see ticks.c)
+	 */
+	if (sizeof(long) == 4) {
+		close(fd);
+		return;
+	}
 	EXPECT_OK(ioctl(fd, ops->kind == BK_NATIVE ? TFD_IOC_SET_TICKS :
 			DTFD_IOC_SET_TICKS, &(uint64_t){ 1ULL << 40 }));
 	{

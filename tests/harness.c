@@ -24,8 +24,30 @@ static int defer_settime(int fd, int flags, const struct itimerspec *nv,
 	return dtimerfd_settime(fd, flags | DTFD_TIMER_DEFERRABLE, nv, ov);
 }
 
+/*
+ * The native reference is the kernel's timerfd.  On x86_64 glibc's
+ * wrappers are plain system calls; a 32-bit glibc with 32-bit time_t
+ * converts struct itimerspec in user space, dereferencing the caller's
+ * pointers (SIGSEGV instead of EFAULT), so there the legacy 32-bit system
+ * calls are made directly, which is what the kernel itself answers.
+ */
+static int native_settime(int fd, int flags, const struct itimerspec *nv,
+			  struct itimerspec *ov)
+{
+	if (sizeof(time_t) == 8)
+		return timerfd_settime(fd, flags, nv, ov);
+	return syscall(SYS_timerfd_settime, fd, flags, nv, ov);
+}
+
+static int native_gettime(int fd, struct itimerspec *cur)
+{
+	if (sizeof(time_t) == 8)
+		return timerfd_gettime(fd, cur);
+	return syscall(SYS_timerfd_gettime, fd, cur);
+}
+
 const struct tfd_ops native_ops = {
-	"native", BK_NATIVE, timerfd_create, timerfd_settime, timerfd_gettime,
+	"native", BK_NATIVE, timerfd_create, native_settime, native_gettime,
 };
 const struct tfd_ops dtfd_ops = {
 	"dtimerfd", BK_DTFD, dtimerfd_create, dtimerfd_settime,
@@ -313,7 +335,9 @@ static void keepers_stop(void)
 static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 		      struct h_run *run, struct verdict *v)
 {
+	sigset_t chld, oldmask;
 	long long deadline;
+	struct timespec ts;
 	int status = 0;
 	pid_t pid, w;
 
@@ -322,16 +346,26 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 	run->mono0 = mono_now();
 	memset(v, 0, sizeof(*v));
 
+	/*
+	 * Wait for the child by sleeping on SIGCHLD, not by polling: a
+	 * polling parent would wake a CPU every few milliseconds and spoil
+	 * every idle-CPU measurement the tests make.
+	 */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &oldmask);
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		v->result = 1;
 		snprintf(v->reason, sizeof(v->reason), "fork: %s",
 			 strerror(errno));
 		return;
 	}
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 		setpgid(0, 0);
 		h_ops = ops;
 		h_run = run;
@@ -359,8 +393,11 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 				 "timeout after %d s", tc->timeout * h_slow);
 			break;
 		}
-		h_sleep_ns(MS(5));
+		ts = h_ns_ts(deadline - mono_now() > 0 ?
+			     deadline - mono_now() : 0);
+		sigtimedwait(&chld, NULL, &ts);
 	}
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	/* anything the body forked and left behind */
 	kill(-pid, SIGKILL);
 	if (run->clock_dirty)
@@ -652,7 +689,8 @@ int h_main(int argc, char **argv)
 				tap(4, tc->name, ops->name, why);
 				continue;
 			}
-			if (native_ran && nv.result == 4) {
+			if (native_ran && nv.result == 4 &&
+			    !(tc->flags & T_NATIVE_MAY_SKIP)) {
 				char r[220];
 
 				snprintf(r, sizeof(r), "native: %s", nv.reason);
@@ -664,7 +702,7 @@ int h_main(int argc, char **argv)
 			run_child(tc, ops, drun, &v);
 			if (b)
 				keepers_stop();
-			if (v.result != 4 && native_ran &&
+			if (v.result != 4 && native_ran && nv.result != 4 &&
 			    !(tc->flags & T_NO_COMPARE) &&
 			    compare(nrun, drun, ops->name)) {
 				v.result = 1;

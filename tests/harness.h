@@ -81,6 +81,7 @@ extern const struct tfd_ops defer_ops;
 #define T_NO_COMPARE	(1u << 1)	/* dtimerfd runs only its own EXPECTs */
 #define T_DTFD_ONLY	(1u << 2)	/* no native run: dtimerfd-only facts */
 #define T_CLOCK		(1u << 3)	/* steps CLOCK_REALTIME (restored) */
+#define T_NATIVE_MAY_SKIP (1u << 4)	/* native skips: dtimerfd runs alone */
 
 struct test_case {
 	const char *name;

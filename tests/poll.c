@@ -127,7 +127,10 @@ TEST(epoll_timeouts, 0, 30)
 	EXPECT_ERR(REC(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), "add twice"),
 		   EEXIST);
 	for (i = 0; i < ARRAY_SIZE(waits_ns); i++) {
-		struct timespec ts = h_ns_ts(waits_ns[i]);
+		/* epoll_pwait2 takes a __kernel_timespec: 64-bit fields */
+		struct { int64_t sec, nsec; } ts = {
+			waits_ns[i] / NSEC_PER_SEC, waits_ns[i] % NSEC_PER_SEC,
+		};
 		long r;
 
 		if (waits_ns[i] >= MS(1))
