@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dtbench: native timerfd vs dtimerfd, measured side by side in one guest.
+ *
+ * Every test interleaves the modes inside each repetition (the order
+ * rotates from one repetition to the next), so slow drifts of the TCG host
+ * hit all modes alike.  Results go to stdout as lines the host parses
+ * (bench/report.awk):
+ *
+ *   @@ R <test> <mode> <metric> <rep> <value>	one figure of one repetition
+ *   @@ Q <test> <mode> <percentile> <value>	pooled distribution (plots)
+ *   @@ I <key> <value...>				facts about the guest
+ *
+ * Times are in microseconds unless the metric name says otherwise.
+ */
+#ifndef DTBENCH_H
+#define DTBENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+enum bench_mode {
+	M_NATIVE,	/* timerfd_create(2) */
+	M_STRICT,	/* dtimerfd, no flag: hrtimer */
+	M_DEFER,	/* dtimerfd, DTFD_TIMER_DEFERRABLE */
+	NMODES
+};
+
+extern const char *const mode_name[NMODES];
+
+struct bench_cfg {
+	int quick;
+	int reps;
+	int cpu;		/* CPU the measuring threads run on */
+	int ncpus;
+	int fifo;		/* measuring threads SCHED_FIFO (experiments) */
+	int spin_nice;		/* nice value of the spinners */
+	/* lat */
+	int lat_oneshot_samples;
+	int lat_periodic_samples;
+	int lat_periodic_us;
+	int lat_defer_cap_ms;	/* give up waiting for an idle deferrable */
+	/* ops */
+	int ops_iters;
+	/* wake */
+	double wake_window_s;
+	int wake_nmax;		/* N in 1, 10, 100 up to this */
+	int wake_only_n;	/* experiments: one configuration only */
+	int wake_only_ms;
+	unsigned int wake_modes;	/* experiments: bit mask of modes */
+	/* late */
+	double late_duration_s;
+	int late_10s;		/* include the 10 s interval */
+	/* mem */
+	int mem_timers;
+	/* epoll */
+	int epoll_timers;
+	int epoll_periods;
+};
+
+extern struct bench_cfg cfg;
+
+/* timer operations for one mode */
+int t_create(int mode, int flags);
+int t_settime(int mode, int fd, int flags, const struct itimerspec *nv,
+	      struct itimerspec *ov);
+int t_gettime(int mode, int fd, struct itimerspec *cur);
+int t_set_ticks(int mode, int fd, uint64_t ticks);
+
+/* time */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+int64_t now_ns(void);
+void tsc_calibrate(void);
+double tsc_to_ns(int64_t cycles);
+/* a (tsc, CLOCK_MONOTONIC) pair taken as close together as possible */
+void tsc_anchor(uint64_t *tsc, int64_t *mono);
+void ts_from_ns(struct timespec *ts, int64_t ns);
+void sleep_ns(int64_t ns);
+
+/* CPU placement and load */
+void pin_self(int cpu);
+void measuring_prio(void);
+void spinners_start(void);
+void spinners_stop(void);
+
+/* statistics */
+struct samples {
+	double *v;
+	size_t n, cap;
+};
+
+void samples_add(struct samples *s, double x);
+void samples_reset(struct samples *s);
+void samples_free(struct samples *s);
+/* sorts in place; p in [0, 100] */
+double samples_pct(struct samples *s, double p);
+double samples_max(struct samples *s);
+
+/* output */
+void out_r(const char *test, int mode, const char *metric, int rep, double v);
+void out_q(const char *test, int mode, struct samples *s);
+void out_i(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void out_flush(void);
+void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* /proc readers */
+uint64_t loc_interrupts(int cpu, uint64_t *one);
+long meminfo_kb(const char *field);
+void slab_shrink(void);
+void write_file(const char *path, const char *val);
+
+/* mode order of repetition @rep: rotates so each mode goes first in turn */
+static inline int mode_at(int rep, int i)
+{
+	return (rep + i) % NMODES;
+}
+
+double frand(void);
+
+/* the tests */
+void bench_lat(void);
+void bench_ops(void);
+void bench_wake(void);
+void bench_late(void);
+void bench_mem(void);
+void bench_epoll(void);
+
+#define die(...) do { fprintf(stderr, "dtbench: " __VA_ARGS__); \
+		      fprintf(stderr, "\n"); exit(1); } while (0)
+
+#endif /* DTBENCH_H */

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dtbench: native timerfd vs dtimerfd strict vs dtimerfd deferrable, in
+ * one guest run.  bench/run boots the guest and parses what this prints
+ * (the format is described in bench.h).
+ *
+ *   dtbench [--quick] [--reps N] [--cpu N] [TEST...]
+ *
+ * TEST is lat, ops, wake, late, mem or epoll; all of them by default.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <dtimerfd.h>
+
+#include "bench.h"
+
+struct bench_cfg cfg;
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "lat", bench_lat },
+	{ "ops", bench_ops },
+	{ "wake", bench_wake },
+	{ "late", bench_late },
+	{ "mem", bench_mem },
+	{ "epoll", bench_epoll },
+};
+#define NTESTS	(sizeof(tests) / sizeof(tests[0]))
+
+static void defaults(int quick)
+{
+	cfg.quick = quick;
+	cfg.reps = quick ? 3 : 5;
+	cfg.cpu = 1;
+	cfg.lat_oneshot_samples = quick ? 40 : 200;
+	cfg.lat_periodic_samples = quick ? 60 : 300;
+	cfg.lat_periodic_us = 5000;
+	cfg.lat_defer_cap_ms = 100;
+	cfg.ops_iters = quick ? 20000 : 200000;
+	cfg.wake_window_s = quick ? 1.0 : 2.0;
+	cfg.wake_nmax = quick ? 10 : 100;
+	cfg.late_duration_s = quick ? 3.0 : 12.5;
+	cfg.late_10s = !quick;
+	cfg.mem_timers = quick ? 20000 : 100000;
+	cfg.epoll_timers = quick ? 2000 : 10000;
+	cfg.epoll_periods = quick ? 2 : 5;
+}
+
+static void raise_limits(int n)
+{
+	struct rlimit rl = { .rlim_cur = n + 1024, .rlim_max = n + 1024 };
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%d", 4 * n + 65536);
+	write_file("/proc/sys/fs/file-max", buf);
+	write_file("/proc/sys/fs/nr_open", buf);
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit(RLIMIT_NOFILE, %d): %s", n + 1024,
+		    strerror(errno));
+}
+
+static void facts(void)
+{
+	struct utsname u;
+	char buf[128] = "?";
+	FILE *f;
+
+	uname(&u);
+	out_i("kernel", "%s", u.release);
+	out_i("ncpus", "%d", cfg.ncpus);
+	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = 0;
+		fclose(f);
+	}
+	out_i("clocksource", "%s", buf);
+	out_i("quick", "%d", cfg.quick);
+	out_i("reps", "%d", cfg.reps);
+	out_i("cpu", "%d", cfg.cpu);
+	out_i("fifo", "%d", cfg.fifo);
+	out_i("spin_nice", "%d", cfg.spin_nice);
+	out_i("lat_periodic_us", "%d", cfg.lat_periodic_us);
+	out_i("lat_defer_cap_ms", "%d", cfg.lat_defer_cap_ms);
+	out_i("ops_iters", "%d", cfg.ops_iters);
+	out_i("wake_window_s", "%g", cfg.wake_window_s);
+	out_i("mem_timers", "%d", cfg.mem_timers);
+	out_i("epoll_timers", "%d", cfg.epoll_timers);
+	out_i("epoll_periods", "%d", cfg.epoll_periods);
+	out_i("late_duration_s", "%g", cfg.late_duration_s);
+}
+
+int main(int argc, char **argv)
+{
+	static char obuf[1 << 20];
+	int i, j, first, fd, quick = 0, reps = 0, cpu = -1, ran = 0;
+	int64_t t0, t1;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--quick"))
+			quick = 1;
+		else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+			reps = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
+			cpu = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--wake-only") && i + 1 < argc)
+			sscanf(argv[++i], "%d:%d", &cfg.wake_only_n,
+			       &cfg.wake_only_ms);
+		else if (!strcmp(argv[i], "--wake-modes") && i + 1 < argc)
+			cfg.wake_modes = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--fifo"))
+			cfg.fifo = 1;
+		else if (!strcmp(argv[i], "--spin-nice") && i + 1 < argc)
+			cfg.spin_nice = atoi(argv[++i]);
+		else
+			die("usage: dtbench [--quick] [--reps N] [--cpu N] [TEST...]");
+	}
+	first = i;
+	defaults(quick);
+	if (reps > 0)
+		cfg.reps = reps;
+	cfg.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpu >= 0)
+		cfg.cpu = cpu;
+	if (cfg.cpu >= cfg.ncpus)
+		cfg.cpu = cfg.ncpus - 1;
+	/* printing must never overlap a measurement: flush by hand */
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	srandom(12345);
+	raise_limits(cfg.mem_timers > cfg.epoll_timers ? cfg.mem_timers :
+		     cfg.epoll_timers);
+
+	fd = dtimerfd_create(CLOCK_MONOTONIC, 0);
+	if (fd < 0)
+		die("dtimerfd_create: %s (is dtimerfd.ko loaded?)",
+		    strerror(errno));
+	close(fd);
+
+	facts();
+	pin_self(cfg.cpu);
+	measuring_prio();
+	tsc_calibrate();
+	out_flush();
+
+	for (j = 0; j < (int)NTESTS; j++) {
+		int want = first == argc;
+
+		for (i = first; i < argc; i++)
+			if (!strcmp(argv[i], tests[j].name))
+				want = 1;
+		if (!want)
+			continue;
+		t0 = now_ns();
+		tests[j].fn();
+		t1 = now_ns();
+		out_i("seconds", "%s %.1f", tests[j].name, (t1 - t0) / 1e9);
+		out_flush();
+		ran++;
+	}
+	printf("@@ END %d\n", ran);
+	out_flush();
+	return 0;
+}

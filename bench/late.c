@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deferrable lateness on a busy CPU: periodic deferrable timers of 10 ms,
+ * 100 ms, 1 s and 10 s run together on a CPU that a spinning thread keeps
+ * busy (one spinner per CPU), so its tick never stops.  Lateness is the
+ * time from each expiry's deadline to the return of the read(2) that
+ * reports it, as the program sees it.  The design target is one jiffy (the
+ * timer runs on the first tick at or after its deadline) plus 0.5 ms.
+ *
+ * Each timer starts at a random phase; a repetition lasts
+ * cfg.late_duration_s, so each 10 s timer contributes one expiry per
+ * repetition and there are many of them.  Strict timers are measured the
+ * same way next to them, as the reference for what the read path itself
+ * costs on the busy CPU.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+struct late_group {
+	const char *name;
+	int64_t interval;
+	int count;
+};
+
+static const struct late_group groups[] = {
+	{ "10ms", 10000000LL, 4 },
+	{ "100ms", 100000000LL, 10 },
+	{ "1s", 1000000000LL, 10 },
+	{ "10s", 10000000000LL, 40 },
+};
+#define NGROUPS	((int)(sizeof(groups) / sizeof(groups[0])))
+
+struct late_timer {
+	int fd;
+	int group;
+	int64_t first;
+	uint64_t k;
+};
+
+static int ngroups(void)
+{
+	return cfg.late_10s ? NGROUPS : NGROUPS - 1;
+}
+
+/* One repetition of one mode; fills @s[group]. */
+static void late_run(int mode, double duration_s, struct samples *s)
+{
+	struct epoll_event ev, evs[64];
+	struct late_timer *t;
+	int g, i, n = 0, ep;
+	int64_t start, end;
+
+	for (g = 0; g < ngroups(); g++)
+		n += groups[g].count;
+	t = calloc(n, sizeof(*t));
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	start = now_ns();
+	end = start + (int64_t)(duration_s * 1e9);
+	for (g = 0, i = 0; g < ngroups(); g++) {
+		int64_t iv = groups[g].interval;
+		int64_t spread = iv < 2000000000LL ? iv : 2000000000LL;
+		int j;
+
+		for (j = 0; j < groups[g].count; j++, i++) {
+			struct itimerspec its;
+
+			t[i].group = g;
+			t[i].fd = t_create(mode, TFD_NONBLOCK | TFD_CLOEXEC);
+			if (t[i].fd < 0)
+				die("create: %s", strerror(errno));
+			t[i].first = start + 200000000LL +
+				     (int64_t)(frand() * (double)spread);
+			ts_from_ns(&its.it_value, t[i].first);
+			ts_from_ns(&its.it_interval, iv);
+			if (t_settime(mode, t[i].fd, TFD_TIMER_ABSTIME, &its, NULL))
+				die("settime: %s", strerror(errno));
+			ev.events = EPOLLIN;
+			ev.data.u32 = i;
+			epoll_ctl(ep, EPOLL_CTL_ADD, t[i].fd, &ev);
+		}
+	}
+
+	for (;;) {
+		int64_t left = end - now_ns();
+		int k;
+
+		if (left <= 0)
+			break;
+		k = epoll_wait(ep, evs, 64, (int)(left / 1000000) + 1);
+		for (i = 0; i < k; i++) {
+			struct late_timer *x = &t[evs[i].data.u32];
+			int64_t iv = groups[x->group].interval, now;
+			uint64_t u;
+
+			if (read(x->fd, &u, sizeof(u)) != sizeof(u))
+				continue;
+			now = now_ns();
+			x->k += u;
+			samples_add(&s[x->group], (double)(now - x->first -
+				    (int64_t)(x->k - 1) * iv) / 1000.0);
+		}
+	}
+	for (i = 0; i < n; i++)
+		close(t[i].fd);
+	close(ep);
+	free(t);
+}
+
+void bench_late(void)
+{
+	static const int modes[2] = { M_DEFER, M_STRICT };
+	struct samples s[2][NGROUPS], pooled[2][NGROUPS];
+	int rep, g, i;
+	char metric[32];
+
+	progress("late: busy CPU, %d intervals, %.1f s per rep",
+		 ngroups(), cfg.late_duration_s);
+	memset(pooled, 0, sizeof(pooled));
+	memset(s, 0, sizeof(s));
+	pin_self(cfg.cpu);
+	spinners_start();
+	for (rep = 0; rep < cfg.reps; rep++) {
+		for (i = 0; i < 2; i++) {
+			int k = (rep + i) % 2;
+			/* strict is only the reference: a shorter run */
+			double d = k == 0 ? cfg.late_duration_s :
+				   cfg.late_duration_s / 4;
+
+			for (g = 0; g < NGROUPS; g++)
+				samples_reset(&s[k][g]);
+			late_run(modes[k], d, s[k]);
+			for (g = 0; g < ngroups(); g++) {
+				size_t j;
+
+				for (j = 0; j < s[k][g].n; j++)
+					samples_add(&pooled[k][g], s[k][g].v[j]);
+			}
+		}
+		spinners_stop();
+		for (i = 0; i < 2; i++)
+			for (g = 0; g < ngroups(); g++) {
+				struct samples *x = &s[i][g];
+
+				if (!x->n)
+					continue;
+				snprintf(metric, sizeof(metric), "p50_%s",
+					 groups[g].name);
+				out_r("late", modes[i], metric, rep,
+				      samples_pct(x, 50));
+				snprintf(metric, sizeof(metric), "p99_%s",
+					 groups[g].name);
+				out_r("late", modes[i], metric, rep,
+				      samples_pct(x, 99));
+				snprintf(metric, sizeof(metric), "max_%s",
+					 groups[g].name);
+				out_r("late", modes[i], metric, rep,
+				      samples_max(x));
+				snprintf(metric, sizeof(metric), "n_%s",
+					 groups[g].name);
+				out_r("late", modes[i], metric, rep,
+				      (double)x->n);
+			}
+		out_flush();
+		if (rep + 1 < cfg.reps)
+			spinners_start();
+	}
+	for (i = 0; i < 2; i++)
+		for (g = 0; g < ngroups(); g++) {
+			char test[32];
+
+			snprintf(test, sizeof(test), "late.%s", groups[g].name);
+			out_q(test, modes[i], &pooled[i][g]);
+			samples_free(&pooled[i][g]);
+			samples_free(&s[i][g]);
+		}
+	out_flush();
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Cost per call of settime, gettime and read, in ns.
+ *
+ * Each repetition splits cfg.ops_iters calls per mode into chunks and
+ * alternates the modes chunk by chunk (ABC CAB BCA ...), so a change in
+ * host load lands on every mode.  settime re-arms a one-shot timer 1 s
+ * ahead (cancel + arm, as a program re-arming a timeout does); gettime
+ * reads an armed timer.  read is timed call by call: before each one,
+ * SET_TICKS gives the timer a pending expiry so read never blocks; the
+ * cost of the timing itself (two TSC reads) is measured and subtracted.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define OPS_CHUNKS	10
+
+enum { OP_SETTIME, OP_GETTIME, OP_READ, NOPS };
+static const char *const op_name[NOPS] = { "settime", "gettime", "read" };
+
+static double tsc_overhead;	/* cycles of an empty rdtsc pair */
+
+static void measure_overhead(void)
+{
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		uint64_t a = rdtsc(), b = rdtsc();
+
+		sum += b - a;
+	}
+	tsc_overhead = (double)sum / 100000.0;
+	out_i("rdtsc_pair_ns", "%.1f", tsc_to_ns((int64_t)tsc_overhead));
+}
+
+static uint64_t chunk(int op, int mode, int fd, int n)
+{
+	struct itimerspec its = { .it_value = { 1, 0 } }, cur;
+	uint64_t c0, sum = 0, ticks;
+	int i;
+
+	switch (op) {
+	case OP_SETTIME:
+		c0 = rdtsc();
+		for (i = 0; i < n; i++)
+			if (t_settime(mode, fd, 0, &its, NULL))
+				die("settime: %s", strerror(errno));
+		return rdtsc() - c0;
+	case OP_GETTIME:
+		c0 = rdtsc();
+		for (i = 0; i < n; i++)
+			if (t_gettime(mode, fd, &cur))
+				die("gettime: %s", strerror(errno));
+		return rdtsc() - c0;
+	default:
+		for (i = 0; i < n; i++) {
+			uint64_t a, b;
+
+			if (t_set_ticks(mode, fd, 1))
+				die("set_ticks: %s", strerror(errno));
+			a = rdtsc();
+			if (read(fd, &ticks, sizeof(ticks)) != sizeof(ticks))
+				die("read: %s", strerror(errno));
+			b = rdtsc();
+			sum += b - a;
+		}
+		return sum - (uint64_t)(tsc_overhead * n);
+	}
+}
+
+void bench_ops(void)
+{
+	struct itimerspec far = { .it_value = { 3600, 0 } };
+	int fds[NMODES], rep, op, c, i, m;
+	int n = cfg.ops_iters / OPS_CHUNKS;
+	char metric[32];
+
+	progress("ops: settime, gettime, read x %d per mode per rep",
+		 n * OPS_CHUNKS);
+	pin_self(cfg.cpu);
+	measure_overhead();
+	for (m = 0; m < NMODES; m++) {
+		fds[m] = t_create(m, TFD_CLOEXEC);
+		if (fds[m] < 0)
+			die("create %s: %s", mode_name[m], strerror(errno));
+	}
+
+	for (rep = 0; rep < cfg.reps; rep++) {
+		for (op = 0; op < NOPS; op++) {
+			uint64_t cyc[NMODES] = { 0 };
+
+			/* the timer under gettime and read is armed, far off */
+			for (m = 0; m < NMODES; m++)
+				t_settime(m, fds[m], 0, &far, NULL);
+			/* warm the caches and the branch predictors */
+			for (m = 0; m < NMODES; m++)
+				chunk(op, m, fds[m], n / 10 + 1);
+			for (c = 0; c < OPS_CHUNKS; c++)
+				for (i = 0; i < NMODES; i++) {
+					m = mode_at(rep + c, i);
+					cyc[m] += chunk(op, m, fds[m], n);
+				}
+			for (m = 0; m < NMODES; m++) {
+				snprintf(metric, sizeof(metric), "%s_ns",
+					 op_name[op]);
+				out_r("ops", m, metric, rep,
+				      tsc_to_ns((int64_t)cyc[m]) /
+				      (double)(n * OPS_CHUNKS));
+			}
+		}
+		out_flush();
+	}
+	for (m = 0; m < NMODES; m++)
+		close(fds[m]);
+}

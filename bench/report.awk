@@ -1,0 +1,326 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench/report.awk: turn dtbench's "@@" lines (see bench/bench.h) into the
+# table on stdout, bench/results.json and the data files for the plot.
+#
+#   awk -f bench/report.awk -v hz=250 -v json=FILE -v plotdir=DIR \
+#       -v elapsed=SECONDS -v load0="..." -v load1="..." LOG
+#
+# Every figure is the median over the repetitions with its range [min-max].
+# A ratio is median(mode) / median(native) of the same run; its range is
+# that of the per-repetition ratios (modes interleaved in each repetition).
+# Plain POSIX awk (mawk): no asort, no length(array) where it matters.
+
+function isnum(x) { return x ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ }
+
+# sort the n values of a[1..n] (insertion sort: n is small)
+function sortn(a, n,    i, j, t) {
+	for (i = 2; i <= n; i++) {
+		t = a[i]
+		for (j = i - 1; j >= 1 && a[j] > t; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+}
+
+# median / min / max of a space-separated list
+function med(s,    a, n) {
+	n = split(s, a, " ")
+	if (!n) return ""
+	sortn(a, n)
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function lo(s,    a, n) { n = split(s, a, " "); if (!n) return ""; sortn(a, n); return a[1] }
+function hi(s,    a, n) { n = split(s, a, " "); if (!n) return ""; sortn(a, n); return a[n] }
+function sum(s,    a, n, i, t) { n = split(s, a, " "); t = 0; for (i = 1; i <= n; i++) t += a[i]; return t }
+
+function fmt(x) {
+	if (x == "") return "-"
+	if (x < 0 && x > -0.0005) x = 0
+	if (x >= 100000 || x <= -100000) return sprintf("%.0f", x)
+	if (x >= 100 || x <= -100) return sprintf("%.0f", x)
+	if (x >= 10 || x <= -10) return sprintf("%.1f", x)
+	return sprintf("%.2f", x)
+}
+function fmtr(x) { return x == "" ? "-" : sprintf("%.3f", x) }
+
+# "median [min-max]" of figure test|mode|metric
+function cell(k) {
+	if (!(k in vals)) return "-"
+	return fmt(med(vals[k])) " [" fmt(lo(vals[k])) "-" fmt(hi(vals[k])) "]"
+}
+
+# per-repetition list of a/b for two figures (same rep numbers)
+function rlist(ka, kb,    r, s) {
+	s = ""
+	for (r = 0; r < maxrep; r++)
+		if ((ka, r) in val && (kb, r) in val && val[kb, r] != 0)
+			s = s " " val[ka, r] / val[kb, r]
+	return s
+}
+
+function jout(s) { printf "%s", s > json }
+function jstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+function jnum(x) { return x == "" ? "null" : sprintf("%.6g", x) }
+function jlist(s,    a, n, i, o) {
+	n = split(s, a, " "); o = "["
+	for (i = 1; i <= n; i++) o = o (i > 1 ? ", " : "") sprintf("%.6g", a[i])
+	return o "]"
+}
+
+# one check: name, value, spread list, op ("<=" or ">="), target, note
+function check(name, v, spread, op, target, note, unit,    ok, verdict, s) {
+	if (v == "") verdict = "n/a"
+	else {
+		ok = op == "<=" ? (v <= target) : (v >= target)
+		verdict = ok ? "PASS" : "MISS"
+	}
+	nchk++
+	chk_name[nchk] = name; chk_v[nchk] = v; chk_sp[nchk] = spread
+	chk_op[nchk] = op; chk_t[nchk] = target; chk_verdict[nchk] = verdict
+	chk_note[nchk] = note; chk_unit[nchk] = unit
+	if (verdict == "MISS") nmiss++
+	if (verdict == "PASS") npass++
+	s = spread == "" ? "" : "[" fmtr(lo(spread)) "-" fmtr(hi(spread)) "]"
+	if (unit != "")
+		s = spread == "" ? "" : "[" fmt(lo(spread)) "-" fmt(hi(spread)) "]"
+	printf "  %-44s %10s %-19s %2s %-9s %-4s %s\n", name,
+		unit != "" ? fmt(v) : fmtr(v), s, op,
+		unit != "" ? fmt(target) unit : target "x", verdict, note
+}
+
+function row(label, test, metric,    m) {
+	printf "  %-28s", label
+	for (m = 1; m <= 3; m++)
+		printf " %-24s", cell(test "|" mname[m] "|" metric)
+	printf "\n"
+}
+
+function header(title) {
+	printf "\n%s\n  %-28s %-24s %-24s %-24s\n", title, "", "native", "strict", "deferrable"
+}
+
+BEGIN {
+	mname[1] = "native"; mname[2] = "strict"; mname[3] = "deferrable"
+	maxrep = 0
+}
+
+$1 == "@@" && $2 == "R" {
+	k = $3 "|" $4 "|" $5
+	if (!(k in vals)) { nkeys++; keys[nkeys] = k }
+	vals[k] = vals[k] " " $7
+	val[k, $6] = $7
+	if ($6 + 1 > maxrep) maxrep = $6 + 1
+	next
+}
+$1 == "@@" && $2 == "Q" {
+	f = plotdir "/q_" $3 "_" $4 ".dat"
+	print $6, $5 > f
+	qfiles[f] = 1
+	nq++; qt[nq] = $3; qm[nq] = $4; qp[nq] = $5; qv[nq] = $6
+	next
+}
+$1 == "@@" && $2 == "I" {
+	if ($3 == "seconds") { secs[$4] = $5; nsec++; seco[nsec] = $4 }
+	else { v = $4; for (i = 5; i <= NF; i++) v = v " " $i; info[$3] = v }
+	next
+}
+$1 == "@@" && $2 == "END" { ended = 1 }
+
+END {
+	for (f in qfiles) close(f)
+	jiffy_us = 1000000 / hz
+	split(info["guest_start"], gs, " "); split(info["guest_end"], ge, " ")
+	if (gs[1] != "" && ge[1] != "") info["guest_seconds"] = ge[1] - gs[1]
+	late_target = jiffy_us + 500
+
+	printf "dtimerfd benchmark: native timerfd vs dtimerfd strict vs dtimerfd deferrable, one guest run\n"
+	printf "kernel %s, %s vCPUs (QEMU TCG), HZ=%d, clocksource %s, %s repetitions%s; guest %ss, wall %ss\n",
+		info["kernel"], info["ncpus"], hz, info["clocksource"], info["reps"],
+		info["quick"] == 1 ? " (--quick)" : "", fmt(info["guest_seconds"]), fmt(elapsed)
+	printf "host load before/after: %s / %s\n", load0, load1
+	printf "figures: median [min-max] over repetitions; ratios: median(mode)/median(native), [range of per-rep ratios]\n"
+	if (!ended)
+		printf "\nWARNING: the guest output has no END line: the run was cut short\n"
+
+	# ---- figures ----
+	split("idle.oneshot idle.periodic busy.oneshot busy.periodic", sc, " ")
+	split("one-shot periodic one-shot periodic", scn, " ")
+	header("Expiry latency (us after the deadline; idle guest, then one pinned spinner per CPU)")
+	for (i = 1; i <= 4; i++)
+		for (j = 1; j <= 3; j++) {
+			split("p50 p99 max", pm, " ")
+			row((i <= 2 ? "idle " : "busy ") scn[i] " " pm[j], "lat." sc[i], pm[j])
+		}
+	header("Cost per call (ns, TSC; 1 s one-shot re-armed / read / SET_TICKS then read)")
+	row("settime", "ops", "settime_ns")
+	row("gettime", "ops", "gettime_ns")
+	row("read", "ops", "read_ns")
+
+	printf "\nIdle wake-ups: LOC interrupts/s above the baseline (all CPUs; N timers, random phases)\n"
+	printf "  %-12s %-18s %-22s %-22s %-22s\n", "N x period", "baseline LOC/s", "native added", "strict added", "deferrable added"
+	split("N1_10ms N1_100ms N10_10ms N10_100ms N100_10ms N100_100ms N1000_10ms N1000_100ms", wc, " ")
+	for (i = 1; i <= 8; i++) {
+		c = wc[i]
+		kb = "wake.base|-|" c
+		if (!(kb in vals)) continue
+		nwc++; wcs[nwc] = c
+		for (m = 1; m <= 3; m++) {
+			s = ""
+			for (r = 0; r < maxrep; r++)
+				if (("wake.loc|" mname[m] "|" c, r) in val && (kb, r) in val)
+					s = s " " (val["wake.loc|" mname[m] "|" c, r] - val[kb, r])
+			added[c, m] = s
+		}
+		lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+		printf "  %-12s %-18s %-22s %-22s %-22s\n", lbl, cell(kb),
+			fmt(med(added[c, 1])) " [" fmt(lo(added[c, 1])) "-" fmt(hi(added[c, 1])) "]",
+			fmt(med(added[c, 2])) " [" fmt(lo(added[c, 2])) "-" fmt(hi(added[c, 2])) "]",
+			fmt(med(added[c, 3])) " [" fmt(lo(added[c, 3])) "-" fmt(hi(added[c, 3])) "]"
+	}
+
+	printf "\nDeferrable lateness on a busy CPU (us after the deadline; strict timers beside them for reference)\n"
+	printf "  %-8s %-26s %-26s %-26s %-26s\n", "interval", "deferrable p50", "deferrable p99", "deferrable max", "strict p99 (ref)"
+	split("10ms 100ms 1s 10s", li, " ")
+	for (i = 1; i <= 4; i++) {
+		if (!(("late|deferrable|p99_" li[i]) in vals)) continue
+		printf "  %-8s %-26s %-26s %-26s %-26s\n", li[i],
+			cell("late|deferrable|p50_" li[i]), cell("late|deferrable|p99_" li[i]),
+			cell("late|deferrable|max_" li[i]), cell("late|strict|p99_" li[i])
+	}
+
+	header("Memory and arming with " info["mem_timers"] " open armed timers")
+	row("slab bytes per timer", "mem", "bytes_per_timer")
+	row("create per s", "mem", "create_per_s")
+	row("arm (settime) per s", "mem", "arm_per_s")
+	row("close per s", "mem", "close_per_s")
+
+	header(info["epoll_timers"] " periodic 1 s timers in one epoll set, " info["epoll_periods"] " periods (sums over repetitions)")
+	split("expected delivered lost extra ambiguous overrun_reads", ek, " ")
+	for (i = 1; i <= 6; i++) {
+		printf "  %-28s", ek[i]
+		for (m = 1; m <= 3; m++) {
+			k = "epoll|" mname[m] "|" ek[i]
+			printf " %-24s", (k in vals) ? sprintf("%.0f", sum(vals[k])) : "-"
+		}
+		printf "\n"
+	}
+
+	# ---- checks ----
+	printf "\nTargets (issue 5)\n"
+	printf "  %-44s %10s %-19s %2s %-9s %-4s %s\n", "check", "value", "[per-rep range]", "", "target", "", "note"
+	for (i = 1; i <= 4; i++)
+		for (j = 1; j <= 2; j++) {
+			p = j == 1 ? "p50" : "p99"
+			kn = "lat." sc[i] "|native|" p; ks = "lat." sc[i] "|strict|" p
+			v = (kn in vals && med(vals[kn]) > 0) ? med(vals[ks]) / med(vals[kn]) : ""
+			check("latency " (i <= 2 ? "idle " : "busy ") scn[i] " " p " strict/native", v, rlist(ks, kn), "<=", 1.05, "")
+		}
+	split("settime gettime read", ops, " ")
+	for (i = 1; i <= 3; i++)
+		for (m = 2; m <= 3; m++) {
+			kn = "ops|native|" ops[i] "_ns"; ks = "ops|" mname[m] "|" ops[i] "_ns"
+			v = (kn in vals) ? med(vals[ks]) / med(vals[kn]) : ""
+			check(ops[i] " ns/op " mname[m] "/native", v, rlist(ks, kn), "<=", 1.10, "")
+		}
+	for (i = 1; i <= nwc; i++) {
+		c = wcs[i]
+		ds = med(added[c, 2]); dd = med(added[c, 3])
+		# per-rep ratios
+		s = ""
+		na = split(added[c, 2], xa, " "); nb = split(added[c, 3], xb, " ")
+		for (r = 1; r <= na && r <= nb; r++) if (xa[r] > 0) s = s " " xb[r] / xa[r]
+		v = ds > 0 ? dd / ds : ""
+		kb = "wake.base|-|" c
+		noise = hi(vals[kb]) - lo(vals[kb])
+		note = sprintf("def +%s/s vs strict +%s/s; baseline spread %s/s", fmt(dd), fmt(ds), fmt(noise))
+		lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+		check("wake-ups " lbl ": deferrable/strict added", v, s, "<=", 0.01, note)
+	}
+	for (i = 1; i <= 4; i++) {
+		k = "late|deferrable|p99_" li[i]
+		if (!(k in vals)) continue
+		check("deferrable lateness p99 at " li[i] " (us)", med(vals[k]), vals[k], "<=", late_target,
+			"1 jiffy (" fmt(jiffy_us) " us) + 500 us", " us")
+	}
+	for (m = 2; m <= 3; m++) {
+		kn = "mem|native|bytes_per_timer"; ks = "mem|" mname[m] "|bytes_per_timer"
+		v = (kn in vals) ? med(vals[ks]) / med(vals[kn]) : ""
+		check("memory per timer " mname[m] "/native", v, rlist(ks, kn), "<=", 1.25,
+			sprintf("%s vs %s bytes", fmt(med(vals[ks])), fmt(med(vals[kn]))))
+	}
+	for (m = 2; m <= 3; m++) {
+		kn = "mem|native|arm_per_s"; ks = "mem|" mname[m] "|arm_per_s"
+		v = (kn in vals) ? med(vals[ks]) / med(vals[kn]) : ""
+		check("arm throughput " mname[m] "/native", v, rlist(ks, kn), ">=", 0.9,
+			sprintf("%s vs %s settime/s", fmt(med(vals[ks])), fmt(med(vals[kn]))))
+	}
+	for (m = 1; m <= 3; m++) {
+		k = "epoll|" mname[m] "|lost"; kx = "epoll|" mname[m] "|extra"
+		if (!(k in vals)) continue
+		check("epoll lost ticks " mname[m], sum(vals[k]) + sum(vals[kx]), "", "<=", 0,
+			sprintf("%.0f of %.0f expected delivered", sum(vals["epoll|" mname[m] "|delivered"]),
+				sum(vals["epoll|" mname[m] "|expected"])), " ")
+	}
+	printf "\n%d PASS, %d MISS\n", npass, nmiss
+	if (nsec) {
+		printf "time per test (s):"
+		for (i = 1; i <= nsec; i++) printf " %s %s", seco[i], secs[seco[i]]
+		printf "\n"
+	}
+
+	# ---- plot data: wake-ups ----
+	f = plotdir "/wake.dat"
+	for (i = 1; i <= nwc; i++) {
+		lbl = wcs[i]; sub(/_/, "x", lbl); sub(/^N/, "", lbl)
+		printf "%s", lbl > f
+		for (m = 1; m <= 3; m++) {
+			v = med(added[wcs[i], m]); if (v == "" || v < 0.1) v = 0.1
+			printf " %g", v > f
+		}
+		printf "\n" > f
+	}
+	close(f)
+
+	# ---- JSON ----
+	jout("{\n  \"meta\": {")
+	sep = ""
+	for (k in info) {
+		jout(sprintf("%s\n    %s: %s", sep, jstr(k), isnum(info[k]) ? info[k] : jstr(info[k])))
+		sep = ","
+	}
+	jout(sprintf("%s\n    \"hz\": %d,\n    \"test_seconds\": {", sep, hz))
+	for (i = 1; i <= nsec; i++)
+		jout(sprintf("%s%s: %s", i > 1 ? ", " : "", jstr(seco[i]), secs[seco[i]]))
+	jout(sprintf("},\n    \"complete\": %s\n  },\n", ended ? "true" : "false"))
+	jout(sprintf("  \"summary\": {\"pass\": %d, \"miss\": %d},\n  \"checks\": [", npass, nmiss))
+	for (i = 1; i <= nchk; i++)
+		jout(sprintf("%s\n    {\"name\": %s, \"value\": %s, \"per_rep\": %s, \"op\": %s, \"target\": %s, \"verdict\": %s, \"note\": %s}",
+			i > 1 ? "," : "", jstr(chk_name[i]), jnum(chk_v[i]), jlist(chk_sp[i]), jstr(chk_op[i]),
+			jnum(chk_t[i]), jstr(chk_verdict[i]), jstr(chk_note[i])))
+	jout("\n  ],\n  \"figures\": [")
+	for (i = 1; i <= nkeys; i++) {
+		split(keys[i], kk, "|")
+		jout(sprintf("%s\n    {\"test\": %s, \"mode\": %s, \"metric\": %s, \"median\": %s, \"min\": %s, \"max\": %s, \"values\": %s",
+			i > 1 ? "," : "", jstr(kk[1]), jstr(kk[2]), jstr(kk[3]), jnum(med(vals[keys[i]])),
+			jnum(lo(vals[keys[i]])), jnum(hi(vals[keys[i]])), jlist(vals[keys[i]])))
+		kn = kk[1] "|native|" kk[3]
+		if (kk[2] != "native" && kk[2] != "-" && (kn in vals) && med(vals[kn]) != 0)
+			jout(sprintf(", \"ratio_to_native\": %s, \"ratio_per_rep\": %s",
+				jnum(med(vals[keys[i]]) / med(vals[kn])), jlist(rlist(keys[i], kn))))
+		jout("}")
+	}
+	jout("\n  ],\n  \"wakeups_added\": [")
+	for (i = 1; i <= nwc; i++) {
+		jout(sprintf("%s\n    {\"config\": %s", i > 1 ? "," : "", jstr(wcs[i])))
+		for (m = 1; m <= 3; m++)
+			jout(sprintf(", %s: {\"median\": %s, \"values\": %s}", jstr(mname[m]),
+				jnum(med(added[wcs[i], m])), jlist(added[wcs[i], m])))
+		jout("}")
+	}
+	jout("\n  ],\n  \"distributions\": [")
+	for (i = 1; i <= nq; i++)
+		jout(sprintf("%s\n    [%s, %s, %s, %s]", i > 1 ? "," : "", jstr(qt[i]), jstr(qm[i]), qp[i], qv[i]))
+	jout("\n  ]\n}\n")
+	close(json)
+}

@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dtbench helpers: the three timer flavours behind one interface, the TSC
+ * clock, CPU placement, spinning load, statistics and the output format.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/ioctl.h>
+#include <sys/timerfd.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <dtimerfd.h>
+
+#include "bench.h"
+
+/* <linux/timerfd.h> clashes with <sys/timerfd.h>; the value is ABI. */
+#ifndef TFD_IOC_SET_TICKS
+#define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
+#endif
+
+const char *const mode_name[NMODES] = { "native", "strict", "deferrable" };
+
+int t_create(int mode, int flags)
+{
+	if (mode == M_NATIVE)
+		return timerfd_create(CLOCK_MONOTONIC, flags);
+	return dtimerfd_create(CLOCK_MONOTONIC, flags);
+}
+
+int t_settime(int mode, int fd, int flags, const struct itimerspec *nv,
+	      struct itimerspec *ov)
+{
+	if (mode == M_NATIVE)
+		return timerfd_settime(fd, flags, nv, ov);
+	if (mode == M_DEFER)
+		flags |= DTFD_TIMER_DEFERRABLE;
+	return dtimerfd_settime(fd, flags, nv, ov);
+}
+
+int t_gettime(int mode, int fd, struct itimerspec *cur)
+{
+	if (mode == M_NATIVE)
+		return timerfd_gettime(fd, cur);
+	return dtimerfd_gettime(fd, cur);
+}
+
+int t_set_ticks(int mode, int fd, uint64_t ticks)
+{
+	return ioctl(fd, mode == M_NATIVE ? TFD_IOC_SET_TICKS :
+		     DTFD_IOC_SET_TICKS, &ticks);
+}
+
+/* ---- time ---- */
+
+static double tsc_per_ns;
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void ts_from_ns(struct timespec *ts, int64_t ns)
+{
+	ts->tv_sec = ns / 1000000000LL;
+	ts->tv_nsec = ns % 1000000000LL;
+}
+
+void sleep_ns(int64_t ns)
+{
+	struct timespec ts;
+
+	ts_from_ns(&ts, ns);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * The guest's clocksource under TCG is the HPET, so clock_gettime() is a
+ * system call with an emulated MMIO read in it.  The TSC is cheap and
+ * follows host time; it is not synchronised across vCPUs, so only threads
+ * pinned to one CPU use it, and always relative to a fresh anchor.
+ */
+void tsc_anchor(uint64_t *tsc, int64_t *mono)
+{
+	uint64_t a, b;
+
+	a = rdtsc();
+	*mono = now_ns();
+	b = rdtsc();
+	*tsc = a + (b - a) / 2;
+}
+
+void tsc_calibrate(void)
+{
+	uint64_t c0, c1;
+	int64_t t0, t1;
+
+	tsc_anchor(&c0, &t0);
+	sleep_ns(300000000);
+	tsc_anchor(&c1, &t1);
+	tsc_per_ns = (double)(c1 - c0) / (double)(t1 - t0);
+	out_i("tsc_mhz", "%.3f", tsc_per_ns * 1000.0);
+}
+
+double tsc_to_ns(int64_t cycles)
+{
+	return (double)cycles / tsc_per_ns;
+}
+
+double frand(void)
+{
+	return (double)random() / ((double)RAND_MAX + 1.0);
+}
+
+/* ---- CPUs and load ---- */
+
+void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity(%d): %s", cpu, strerror(errno));
+}
+
+static volatile int spin_run;
+static pthread_t spin_tid[64];
+static int spin_n;
+
+void measuring_prio(void)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+
+	if (cfg.fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
+		die("SCHED_FIFO: %s", strerror(errno));
+}
+
+static void *spin_fn(void *arg)
+{
+	struct sched_param sp = { 0 };
+
+	pin_self((int)(long)arg);
+	sched_setscheduler(0, SCHED_OTHER, &sp);
+	if (cfg.spin_nice)
+		setpriority(PRIO_PROCESS, 0, cfg.spin_nice);
+	while (spin_run)
+		__asm__ __volatile__("pause" ::: "memory");
+	return NULL;
+}
+
+/* One spinning SCHED_OTHER thread pinned to each CPU. */
+void spinners_start(void)
+{
+	int i;
+
+	spin_run = 1;
+	spin_n = cfg.ncpus < 64 ? cfg.ncpus : 64;
+	for (i = 0; i < spin_n; i++)
+		if (pthread_create(&spin_tid[i], NULL, spin_fn, (void *)(long)i))
+			die("pthread_create");
+	sleep_ns(50000000);
+}
+
+void spinners_stop(void)
+{
+	int i;
+
+	spin_run = 0;
+	for (i = 0; i < spin_n; i++)
+		pthread_join(spin_tid[i], NULL);
+	spin_n = 0;
+}
+
+/* ---- statistics ---- */
+
+void samples_add(struct samples *s, double x)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 1024;
+		s->v = realloc(s->v, s->cap * sizeof(*s->v));
+		if (!s->v)
+			die("out of memory");
+	}
+	s->v[s->n++] = x;
+}
+
+void samples_reset(struct samples *s)
+{
+	s->n = 0;
+}
+
+void samples_free(struct samples *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile (the value of a real sample, never interpolated). */
+double samples_pct(struct samples *s, double p)
+{
+	size_t k;
+
+	if (!s->n)
+		return -1;
+	qsort(s->v, s->n, sizeof(*s->v), cmp_double);
+	k = (size_t)(p / 100.0 * (double)s->n + 0.999999);
+	if (k < 1)
+		k = 1;
+	if (k > s->n)
+		k = s->n;
+	return s->v[k - 1];
+}
+
+double samples_max(struct samples *s)
+{
+	double m = -1;
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->v[i] > m)
+			m = s->v[i];
+	return m;
+}
+
+/* ---- output ---- */
+
+void out_r(const char *test, int mode, const char *metric, int rep, double v)
+{
+	printf("@@ R %s %s %s %d %.6g\n", test,
+	       mode < 0 ? "-" : mode_name[mode], metric, rep, v);
+}
+
+void out_q(const char *test, int mode, struct samples *s)
+{
+	static const double pcts[] = { 0, 1, 2, 5, 10, 20, 30, 40, 50, 60, 70,
+				       75, 80, 85, 90, 95, 97, 98, 99, 99.5,
+				       99.9, 100 };
+	size_t i;
+
+	if (!s->n)
+		return;
+	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++)
+		printf("@@ Q %s %s %g %.6g\n", test, mode_name[mode], pcts[i],
+		       samples_pct(s, pcts[i]));
+}
+
+void out_i(const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("@@ I %s ", key);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/*
+ * The console is an emulated UART whose interrupt drains the tty buffer
+ * behind our back: wait until it is empty so printing never overlaps the
+ * next measurement.
+ */
+void out_flush(void)
+{
+	fflush(stdout);
+	fflush(stderr);
+	tcdrain(STDOUT_FILENO);
+	tcdrain(STDERR_FILENO);
+}
+
+void progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("## ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	out_flush();
+}
+
+/* ---- /proc ---- */
+
+/*
+ * Local timer interrupts (the LOC row): the sum over all CPUs, and the
+ * count of CPU @cpu in *@one when @one is not NULL.
+ */
+uint64_t loc_interrupts(int cpu, uint64_t *one)
+{
+	char line[4096];
+	uint64_t sum = 0;
+	FILE *f = fopen("/proc/interrupts", "r");
+	int i;
+
+	if (!f)
+		die("/proc/interrupts: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		for (i = 0;; i++) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			if (one && i == cpu)
+				*one = v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+long meminfo_kb(const char *field)
+{
+	char line[256];
+	size_t len = strlen(field);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			v = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+void write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fputs(val, f);
+	fclose(f);
+}
+
+/* Give every slab cache's empty slabs back, so Slab: is a fair baseline. */
+void slab_shrink(void)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d = opendir("/sys/kernel/slab");
+
+	write_file("/proc/sys/vm/drop_caches", "2");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
+			 de->d_name);
+		write_file(path, "1");
+	}
+	closedir(d);
+}
