@@ -13,8 +13,9 @@
  *
  * Steps: mount the pseudo file systems, load /dtimerfd.ko with
  * finit_module(2), wait for /dev/dtimerfd, run /run.sh (written by vm/run)
- * with busybox sh, kill whatever it left behind, unload the module, scan
- * the kernel log for splats, check the taint flags, report, power off.
+ * with busybox sh, kill whatever it left behind, unload the module, ask
+ * kmemleak (when the kernel has it), scan the kernel log for splats, check
+ * the taint flags, report, power off.
  * Everything after the command runs whatever the command did.
  */
 #define _GNU_SOURCE
@@ -312,6 +313,67 @@ static void unload_module(void)
 	failure("unload: delete_module(" MODULE_NAME "): %s", strerror(errno));
 }
 
+/*
+ * kmemleak, on kernels that have it (the debug kernel): forget what the
+ * boot leaked before the command, scan after it.  Objects younger than
+ * 5 s are never reported, hence the wait.
+ */
+#define KMEMLEAK	"/sys/kernel/debug/kmemleak"
+
+static int kmemleak_ctl(const char *cmd)
+{
+	int fd = open(KMEMLEAK, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, cmd, strlen(cmd));
+	close(fd);
+	return n < 0 ? -1 : 0;
+}
+
+static void kmemleak_forget_boot(void)
+{
+	if (!kmemleak_ctl("scan"))
+		kmemleak_ctl("clear");
+}
+
+static void kmemleak_check(void)
+{
+	struct timespec ts = { 5, 100 * 1000 * 1000 };
+	char buf[4096], first[256] = "";
+	int fd, leaks = 0, lines = 0;
+	FILE *f;
+
+	if (access(KMEMLEAK, W_OK))
+		return;
+	nanosleep(&ts, NULL);
+	if (kmemleak_ctl("scan")) {
+		failure("kmemleak: scan: %s", strerror(errno));
+		return;
+	}
+	fd = open(KMEMLEAK, O_RDONLY | O_CLOEXEC);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		failure("kmemleak: %s: %s", KMEMLEAK, strerror(errno));
+		return;
+	}
+	while (fgets(buf, sizeof(buf), f)) {
+		if (strstr(buf, "unreferenced object")) {
+			if (!leaks++)
+				snprintf(first, sizeof(first), "%.200s", buf);
+		}
+		if (lines++ < 40)
+			out(console_fd, buf, strlen(buf));
+	}
+	fclose(f);
+	first[strcspn(first, "\n")] = '\0';
+	if (leaks)
+		failure("kmemleak: %d suspected leaks, first: %s", leaks, first);
+	else
+		report("ok kmemleak: no suspected leak");
+}
+
 /* Lines of the kernel log that come from the kernel (facility 0). */
 static int is_splat(const char *line)
 {
@@ -427,6 +489,7 @@ int main(void)
 	if (verdict_fd < 0)
 		power_off();
 
+	kmemleak_forget_boot();
 	if (!load_module()) {
 		status = run_command();
 		if (status >= 0)
@@ -436,6 +499,7 @@ int main(void)
 			tcdrain(output_fd);
 		unload_module();
 	}
+	kmemleak_check();
 	scan_kernel_log();
 	check_taint();
 
