@@ -51,8 +51,9 @@ _Static_assert(!(DTFD_TIMER_DEFERRABLE & (TFD_TIMER_ABSTIME |
 _Static_assert(!(DTFD_TIMER_DEFERRABLE & (O_CLOEXEC | O_NONBLOCK)),
 	       "DEFERRABLE vs O_*");
 
+/* struct itimerspec: it_interval first, then it_value */
 struct its32 {
-	int32_t value_sec, value_nsec, interval_sec, interval_nsec;
+	int32_t interval_sec, interval_nsec, value_sec, value_nsec;
 };
 
 static int raw_open(void)
@@ -228,10 +229,10 @@ TEST(gettime_raw, T_DTFD_ONLY | T_NO_DEFER, 30)
 /* both itimerspec layouts work, whatever this process's word size */
 TEST(its_layouts, T_DTFD_ONLY | T_NO_DEFER, 30)
 {
-	struct its32 in32 = { 100, 5, 3, 7 }, out32;
+	struct its32 in32 = { 3, 7, 100, 5 }, out32;
 	struct {
-		int64_t value_sec, value_nsec, interval_sec, interval_nsec;
-	} in64 = { 200, 9, 4, 11 }, out64;
+		int64_t interval_sec, interval_nsec, value_sec, value_nsec;
+	} in64 = { 4, 11, 200, 9 }, out64;
 	struct dtfd_settime st = { 0, DTFD_ITS_32, 0, 0 };
 	struct dtfd_gettime gt = { DTFD_ITS_64, 0, 0 };
 	int fd = raw_open();
@@ -307,6 +308,30 @@ TEST(unknown_ioctls, T_DTFD_ONLY | T_NO_DEFER, 30)
 	close(null);
 	close(tfd);
 	close(fd);
+}
+
+/* documented: an alarm timer cannot be deferrable (EINVAL, no change) */
+TEST(deferrable_alarm_einval, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	struct itimerspec its = h_its(SEC(100), 0), cur;
+	struct dtfd_features f;
+	int fd = raw_open();
+	size_t i;
+
+	f = get_features(fd);
+	close(fd);
+	if (!(f.features & DTFD_FEATURE_DEFERRABLE))
+		h_skip("deferrable backend not available");
+	h_require_alarm();
+	for (i = 3; i < 5; i++) {
+		fd = dtimerfd_create(h_clocks[i], 0);
+		ASSERT_OK(fd);
+		EXPECT_ERR(dtimerfd_settime(fd, DTFD_TIMER_DEFERRABLE, &its,
+					    NULL), EINVAL);
+		EXPECT_OK(dtimerfd_gettime(fd, &cur));
+		EXPECT(h_its_value(&cur) == 0);
+		close(fd);
+	}
 }
 
 /* the library opens the device read-write and binds the clock */

@@ -149,6 +149,15 @@ void h_rec_str(const char *s, const char *fmt, ...)
 	errno = __e;							\
 	__r; })
 
+/*
+ * REC_WITHIN(v, lo, hi, "label"): where timing decides a value, record
+ * only whether it lies in the window computed from measured timestamps
+ * (the EXPECT next to it says why it fails).
+ */
+#define REC_WITHIN(v, lo, hi, ...) \
+	h_rec_val((long long)(v) >= (long long)(lo) && \
+		  (long long)(v) <= (long long)(hi), __VA_ARGS__)
+
 /* REC_FD(expr, "label"): like REC() but any fd >= 0 is recorded as 0 */
 #define REC_FD(expr, ...) ({						\
 	long long __r;							\

@@ -80,10 +80,11 @@ TEST(count_and_reset, 0, 60)
 		h_sleep_ns(MS(160));
 		EXPECT(h_poll(fd, -1, NULL) == 1);
 		EXPECT(h_read(fd, &ticks) == 8);
-		h_rec_approx(ticks, 2, "%s periodic 50 ms after 160 ms", cn);
-		EXPECTF((long long)ticks >= 3 && (long long)ticks <=
-			(h_now(CLOCK_MONOTONIC) - t0) / MS(50) + 1,
-			"%s: %llu", cn, (unsigned long long)ticks);
+		t0 = (h_now(CLOCK_MONOTONIC) - t0) / MS(50) + 1;
+		REC_WITHIN(ticks, 3, t0, "%s periodic 50 ms after 160 ms", cn);
+		EXPECTF((long long)ticks >= 3 && (long long)ticks <= t0,
+			"%s: %llu, at most %lld", cn,
+			(unsigned long long)ticks, t0);
 		/* then the count starts again from 0 */
 		h_set_nonblock(fd, 1);
 		EXPECT_ERR(REC(h_read(fd, &ticks), "%s read again", cn),
@@ -270,8 +271,17 @@ TEST(readv_split, 0, 30)
 	ASSERT_OK(fd);
 	ASSERT_OK(ops->settime(fd, 0, &its, NULL));
 	EXPECT(h_poll(fd, 5000, NULL) == 1);
-	r = REC(readv(fd, iov, 2), "readv 4+4");
+	/*
+	 * Documented difference (README): dtimerfd reads through read_iter
+	 * on every kernel, so it gathers 8 bytes where 6.1's timerfd says
+	 * EINVAL.  Not compared; each side checked on its own.
+	 */
+	r = readv(fd, iov, 2);
 	h_diag("readv 4+4: %ld (%s)", r, r < 0 ? strerror(errno) : "ok");
+	if (ops->kind == BK_NATIVE)
+		EXPECT(r == 8 || (r == -1 && errno == EINVAL));
+	else
+		EXPECT(r == 8);
 	ASSERT_OK(ops->settime(fd, 0, &its, NULL));
 	EXPECT(h_poll(fd, 5000, NULL) == 1);
 	EXPECT(REC(readv(fd, &one, 1), "readv 8") == 8);
