@@ -13,7 +13,9 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/percpu.h>
 #include <linux/poll.h>
+#include <linux/sched.h>
 #include <linux/timekeeping.h>
 
 #include "dtimerfd.h"
@@ -222,18 +224,56 @@ static enum alarmtimer_restart dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
 }
 
 /*
+ * Ticks that hit this CPU's idle loop, jiffies of the last one on which a
+ * deferrable timer was delivered.
+ */
+static DEFINE_PER_CPU(unsigned long, dtfd_idle_tick);
+
+/*
+ * May a deferrable expiry be delivered on this tick?  Always while the CPU
+ * is busy.  A tick that finds the CPU idle is one the idle loop kept for a
+ * moment before stopping it (current kernels stop the tick only on the
+ * second idle iteration), and a timer may ride on it once; but delivering
+ * wakes a reader, whose brief run re-enters idle and keeps the next tick
+ * too: timers due on every tick would keep an otherwise idle CPU ticking
+ * forever.  So no delivery on two consecutive idle ticks: the second one
+ * finds nothing to do, and the idle loop stops the tick.
+ */
+static bool dtfd_idle_tick_ok(void)
+{
+	unsigned long now = jiffies, last;
+
+	if (!is_idle_task(current))
+		return true;
+	last = __this_cpu_read(dtfd_idle_tick);
+	if (last == now)
+		return true;		/* share the tick already taken */
+	if (now - last == 1)
+		return false;
+	__this_cpu_write(dtfd_idle_tick, now);
+	return true;
+}
+
+/*
  * The wheel's word is not trusted: the deadline is on the user's clock,
  * which jiffies do not follow across suspend or clock steps, and far
- * deadlines are reached in stages.  Deliver only when the clock says so.
+ * deadlines are reached in stages.  Deliver only when the clock says so,
+ * and not on an idle tick that would keep the CPU ticking.
  */
 static void dtfd_deferrable_fn(struct timer_list *t)
 {
 	struct dtimerfd_ctx *ctx = timer_container_of(ctx, t, dtmr);
 	unsigned long flags;
+	ktime_t now;
 
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (ctx->queued && ctx->mode == DTFD_MODE_DEFERRABLE)
-		dtfd_arm_deferrable(ctx, dtfd_now(ctx));
+	if (ctx->queued && ctx->mode == DTFD_MODE_DEFERRABLE) {
+		now = dtfd_now(ctx);
+		if (now >= ctx->expires && !dtfd_idle_tick_ok())
+			mod_timer(&ctx->dtmr, jiffies);	/* the next tick, if any */
+		else
+			dtfd_arm_deferrable(ctx, now);
+	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 }
 
