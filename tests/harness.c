@@ -40,6 +40,7 @@ static int defer_settime(int fd, int flags, const struct itimerspec *nv,
 	if (!r || errno != EINVAL)
 		return r;
 	c = fd_clockid(fd);
+	errno = EINVAL;
 	if (c != CLOCK_REALTIME_ALARM && c != CLOCK_BOOTTIME_ALARM)
 		return r;
 	return dtimerfd_settime(fd, flags, nv, ov);

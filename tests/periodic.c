@@ -206,4 +206,63 @@ TEST(no_drift, 0, 60)
 	close(fd);
 }
 
+/*
+ * 52 (after selftests/timers/set-timer-lat.c): never early, bounded
+ * lateness, one-shots fire exactly once.  On every clock, relative and
+ * absolute, 5 periods of 100 ms: each blocking read returns no earlier
+ * than its schedule point.  Lateness under TCG is generous: 500 ms.
+ */
+TEST(never_early, 0, 120)
+{
+	size_t i;
+	int abs;
+
+	for (i = 0; i < ARRAY_SIZE(h_clocks); i++)
+	for (abs = 0; abs < 2; abs++) {
+		clockid_t c = h_clocks[i];
+		clockid_t base = c == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
+				 c == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : c;
+		const char *cn = h_clock_name(c);
+		long long first, now, late, worst = 0;
+		struct itimerspec its;
+		uint64_t ticks, total = 0;
+		int fd, k, early = 0;
+
+		if (c >= CLOCK_REALTIME_ALARM &&
+		    (!h_have_alarm() || !h_can_wake_alarm()))
+			continue;
+		fd = ops->create(c, 0);
+		ASSERT_OK(fd);
+		first = h_now(base) + MS(100);
+		its = h_its(abs ? first : MS(100), MS(100));
+		if (!abs)
+			first = h_now(base) + MS(100);
+		ASSERT_OK(ops->settime(fd, abs ? TFD_TIMER_ABSTIME : 0, &its,
+				       NULL));
+		for (k = 0; k < 5; k++) {
+			EXPECT(h_read(fd, &ticks) == 8);
+			now = h_now(base);
+			total += ticks;
+			/* the last schedule point counted must be behind us */
+			late = now - (first + (long long)(total - 1) * MS(100));
+			if (late < 0)
+				early++;
+			if (late > worst)
+				worst = late;
+		}
+		EXPECTF(!early, "%s %s: %d early expirations", cn,
+			abs ? "abstime" : "relative", early);
+		EXPECTF(worst < MS(500), "%s %s: %lld us late", cn,
+			abs ? "abstime" : "relative", worst / 1000);
+		REC(early, "%s %s early", cn, abs ? "abstime" : "relative");
+		/* a one-shot: exactly one expiration in a 500 ms window */
+		its = h_its(MS(100), 0);
+		ASSERT_OK(ops->settime(fd, 0, &its, NULL));
+		h_sleep_ns(MS(500));
+		EXPECT(h_read(fd, &ticks) == 8);
+		EXPECT(REC(ticks, "%s one-shot", cn) == 1);
+		close(fd);
+	}
+}
+
 TEST_MAIN()
