@@ -11,6 +11,9 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 
 #include "harness.h"
@@ -203,6 +206,70 @@ TEST(emfile, T_NO_DEFER, 30)
 	close(5);
 	fd = REC(ops->create(CLOCK_MONOTONIC, 0), "create after close");
 	EXPECT(fd == 5);
+}
+
+static void drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	ASSERT_OK(syscall(SYS_capget, &hdr, data));
+	data[cap / 32].effective &= ~(1U << (cap % 32));
+	ASSERT_OK(syscall(SYS_capset, &hdr, data));
+}
+
+/*
+ * 6: ENFILE at the system-wide file limit.  fs.file-max is lowered for a
+ * moment, so this only runs where /dev/dtimerfd exists (the guest: the
+ * module is never loaded on a development host) and only as root; a
+ * child without CAP_SYS_ADMIN (which is exempt from the limit) creates
+ * timers until the limit bites.
+ */
+TEST(enfile, T_NO_DEFER, 60)
+{
+	char buf[64];
+	long long nr, max;
+	int status, fd, n;
+	pid_t pid;
+	FILE *f;
+
+	h_require_root();
+	if (access(DTIMERFD_DEVICE, F_OK))
+		h_skip("changes fs.file-max: only where %s exists (the guest)",
+		       DTIMERFD_DEVICE);
+	f = fopen("/proc/sys/fs/file-nr", "re");
+	ASSERT(f && fscanf(f, "%lld %*d %lld", &nr, &max) == 2);
+	fclose(f);
+	fd = open("/proc/sys/fs/file-max", O_WRONLY | O_CLOEXEC);
+	ASSERT_OK(fd);
+	n = snprintf(buf, sizeof(buf), "%lld\n", nr + 40);
+	ASSERT(write(fd, buf, n) == n);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		int i, last = 0;
+
+		drop_cap(CAP_SYS_ADMIN);
+		for (i = 0; i < 1000; i++) {
+			int t = ops->create(CLOCK_MONOTONIC, 0);
+
+			if (t < 0) {
+				last = errno;
+				break;
+			}
+		}
+		_exit(last == ENFILE ? 0 : last ? last : 255);
+	}
+	waitpid(pid, &status, 0);
+	n = snprintf(buf, sizeof(buf), "%lld\n", max);
+	EXPECT(write(fd, buf, n) == n);
+	close(fd);
+	EXPECTF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"child ended with %#x (errno %d)", status,
+		WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	REC(status, "child status");
 }
 
 /*

@@ -5,16 +5,22 @@
 # this script) kselftest-runner style: each program's own TAP is indented
 # as "# " lines, then one "ok N selftests: dtimerfd: NAME" per program
 # (exit 4 is a SKIP).  ARGS go to every program, e.g. -b native.
-# Exit 0 when no program failed.
+# TESTS="a b" runs only those programs.  Exit 0 when no program failed.
 dir=${1:-$(dirname "$0")/build}
 [ $# -gt 0 ] && shift
 st=${TMPDIR:-/tmp}/dtfd-run.$$
 n=0 pass=0 fail=0 skip=0
 total=0
-for t in "$dir"/*.t; do [ -x "$t" ] && total=$((total + 1)); done
+if [ -n "${TESTS:-}" ]; then
+	list=
+	for n in $TESTS; do list="$list $dir/$n.t"; done
+else
+	list=$(ls "$dir"/*.t)
+fi
+for t in $list; do [ -x "$t" ] && total=$((total + 1)); done
 echo "TAP version 13"
 echo "1..$total"
-for t in "$dir"/*.t; do
+for t in $list; do
 	[ -x "$t" ] || continue
 	n=$((n + 1))
 	name=$(basename "$t" .t)
