@@ -13,7 +13,7 @@ n=0 pass=0 fail=0 skip=0
 total=0
 if [ -n "${TESTS:-}" ]; then
 	list=
-	for n in $TESTS; do list="$list $dir/$n.t"; done
+	for name in $TESTS; do list="$list $dir/$name.t"; done
 else
 	list=$(ls "$dir"/*.t)
 fi
