@@ -9,6 +9,9 @@
 #   make check           deps, build, lint, the test suite in the guest
 #   make demo            deps, build, boot, strict vs deferrable side by side
 #   make KVER=6.12.117+deb12-amd64 check   the same on another kernel
+#   make install         module (updates/), library, headers, pkg-config,
+#                        man pages, udev rule, modules-load.d; DESTDIR, PREFIX
+#   make dkms-install    the module's sources under /usr/src for DKMS
 
 # The kbuild part lives in ./Kbuild and module/Kbuild.
 ifneq ($(KERNELRELEASE),)
@@ -23,14 +26,26 @@ KVER ?= $(shell vm/kver)
 KDIR ?= /lib/modules/$(KVER)/build
 export KVER KDIR
 
-DTIMERFD_VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo 0.1)
+VERSION := $(shell cat $(TOP)/VERSION)
+DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dirty 2>/dev/null) && echo +$$g)
 # BTF for modules needs the kernel's vmlinux, which headers packages lack.
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
 .PHONY: all module userlib tests examples deps check check-quick demo lint \
 	checkpatch sparse uapi-check warnings kdir-check bench bench-smoke \
-	debug-kernel clean help
+	debug-kernel install install-module install-lib install-man \
+	install-data uninstall dkms-install clean clean-module help
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+UDEVRULESDIR ?= /usr/lib/udev/rules.d
+MODULESLOADDIR ?= /usr/lib/modules-load.d
+DKMSDIR ?= /usr/src/dtimerfd-$(VERSION)
+INSTALL ?= install
 
 all: module userlib tests
 
@@ -93,13 +108,73 @@ sparse: kdir-check
 	if [ -n "$$out" ]; then echo "$$out"; echo "sparse: not silent" >&2; exit 1; fi; \
 	echo "  SPARSE  module/: silent"
 
-clean:
+# --- installation ----------------------------------------------------------
+
+install: install-module install-lib install-man install-data
+
+# kbuild's modules_install puts it in /lib/modules/KVER/updates/module/.
+# Unsigned: Debian signs its own modules with a key that is not shipped;
+# sign ours with your MOK (kbuild's sign-file) on Secure Boot machines.
+# depmod runs for the live system; a DESTDIR (package) build leaves it to
+# the package's postinst.
+install-module: module
+	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates \
+		CONFIG_MODULE_SIG_ALL= DEPMOD=true modules_install
+	$(if $(DESTDIR),@echo "  DEPMOD  skipped for DESTDIR=$(DESTDIR)",depmod $(KVER))
+
+install-lib: userlib
+	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR)
+	$(INSTALL) -m 644 userlib/libdtimerfd.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 userlib/libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdtimerfd.so.1
+	ln -sf libdtimerfd.so.1 $(DESTDIR)$(LIBDIR)/libdtimerfd.so
+	$(INSTALL) -m 644 userlib/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h
+	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h
+	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' \
+	    -e 's|@includedir@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    userlib/libdtimerfd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libdtimerfd.pc
+
+install-man:
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 man/dtimerfd_create.3 man/dtimerfd_settime.3 \
+		man/dtimerfd_gettime.3 $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 man/dtimerfd.4 $(DESTDIR)$(MANDIR)/man4/
+	$(INSTALL) -m 644 man/dtimerfd.7 $(DESTDIR)$(MANDIR)/man7/
+
+install-data:
+	$(INSTALL) -D -m 644 dist/60-dtimerfd.rules $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules
+	$(INSTALL) -D -m 644 dist/dtimerfd.conf $(DESTDIR)$(MODULESLOADDIR)/dtimerfd.conf
+
+uninstall:
+	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/module/dtimerfd.ko
+	$(if $(DESTDIR),,-depmod $(KVER))
+	rm -f $(DESTDIR)$(LIBDIR)/libdtimerfd.a $(DESTDIR)$(LIBDIR)/libdtimerfd.so* \
+	      $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h \
+	      $(DESTDIR)$(PKGCONFIGDIR)/libdtimerfd.pc \
+	      $(DESTDIR)$(MANDIR)/man3/dtimerfd_create.3 $(DESTDIR)$(MANDIR)/man3/dtimerfd_settime.3 \
+	      $(DESTDIR)$(MANDIR)/man3/dtimerfd_gettime.3 $(DESTDIR)$(MANDIR)/man4/dtimerfd.4 \
+	      $(DESTDIR)$(MANDIR)/man7/dtimerfd.7 \
+	      $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules $(DESTDIR)$(MODULESLOADDIR)/dtimerfd.conf
+
+# What DKMS needs to build the module, and nothing else.
+dkms-install:
+	$(INSTALL) -d $(DESTDIR)$(DKMSDIR)/module $(DESTDIR)$(DKMSDIR)/include/uapi/linux $(DESTDIR)$(DKMSDIR)/vm
+	$(INSTALL) -m 644 Makefile Kbuild VERSION $(DESTDIR)$(DKMSDIR)/
+	sed 's|@VERSION@|$(VERSION)|' dkms.conf > $(DESTDIR)$(DKMSDIR)/dkms.conf
+	$(INSTALL) -m 644 module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.c)) \
+		module/*.h $(DESTDIR)$(DKMSDIR)/module/
+	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(DKMSDIR)/include/uapi/linux/
+	$(INSTALL) -m 755 vm/kver $(DESTDIR)$(DKMSDIR)/vm/
+
+clean-module:
 	-[ -d "$(KDIR)" ] && $(MAKE) $(KBUILD_ARGS) clean
+
+clean: clean-module
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tests clean
 	rm -rf build
 
 help:
-	@sed -n '3,12p' Makefile
+	@sed -n '3,15p' Makefile
 
 endif
