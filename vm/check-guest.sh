@@ -33,8 +33,8 @@ done
 # Kernel reports, as in vm/init.c's splat_words[] (keep the two in sync);
 # only kernel lines (<0>..<7>) count, so user writes to /dev/kmsg cannot.
 SPLAT='BUG:|WARNING:|Oops|kernel BUG|Kernel panic|general protection|Unable to handle|Call Trace'
-SPLAT="$SPLAT|KASAN|UBSAN|KFENCE|kmemleak|unreferenced object|lockdep|possible circular locking"
-SPLAT="$SPLAT|possible recursive locking|inconsistent lock state|suspicious RCU usage"
+SPLAT="$SPLAT|KASAN:|UBSAN:|KFENCE:|possible circular locking"
+SPLAT="$SPLAT|possible recursive locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off"
 SPLAT="$SPLAT|INFO: task|INFO: rcu|detected stall|soft lockup|hard LOCKUP|list_add corruption"
 SPLAT="$SPLAT|list_del corruption|refcount_t:|stack-protector|double fault|Bad page|(\] |>)BUG "
 
