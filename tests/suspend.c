@@ -5,7 +5,10 @@
  * BOOTTIME timers count the time asleep while MONOTONIC ones do not
  * (item 53).  Only in the guest (where /dev/dtimerfd exists: the module
  * is never loaded on a development host), as root, with "freeze" in
- * /sys/power/state and an RTC wake alarm; DTFD_TEST_NO_SUSPEND=1 skips.
+ * /sys/power/state and an RTC wake alarm, and only when asked for with
+ * DTFD_TEST_SUSPEND=1: under QEMU TCG (6.1 guest, 2026-12) the guest
+ * never woke from suspend-to-idle on the RTC alarm, which hangs the whole
+ * run, so it is not part of the default suite.
  */
 #include "harness.h"
 
@@ -30,8 +33,8 @@ static void require_suspend(void)
 	int fd;
 
 	h_require_root();
-	if (getenv("DTFD_TEST_NO_SUSPEND"))
-		h_skip("DTFD_TEST_NO_SUSPEND set");
+	if (!getenv("DTFD_TEST_SUSPEND"))
+		h_skip("suspends the machine: set DTFD_TEST_SUSPEND=1 to run");
 	if (access(DTIMERFD_DEVICE, F_OK))
 		h_skip("suspends the machine: only where %s exists (the guest)",
 		       DTIMERFD_DEVICE);
