@@ -34,7 +34,7 @@ struct bench_cfg {
 	int reps;
 	int cpu;		/* CPU the measuring threads run on */
 	int ncpus;
-	int fifo;		/* measuring threads SCHED_FIFO (experiments) */
+	int no_fifo;		/* experiments: measuring threads SCHED_OTHER */
 	int spin_nice;		/* nice value of the spinners */
 	/* lat */
 	int lat_oneshot_samples;
@@ -52,6 +52,7 @@ struct bench_cfg {
 	/* late */
 	double late_duration_s;
 	int late_10s;		/* include the 10 s interval */
+	int late_spin_one;	/* spin only on the timers' CPU */
 	/* mem */
 	int mem_timers;
 	/* epoll */
@@ -87,8 +88,9 @@ void sleep_ns(int64_t ns);
 
 /* CPU placement and load */
 void pin_self(int cpu);
-void measuring_prio(void);
+void measuring_prio(int on);
 void spinners_start(void);
+void spinners_start_on(int only);
 void spinners_stop(void);
 
 /* statistics */

@@ -39,8 +39,8 @@ static void defaults(int quick)
 	cfg.quick = quick;
 	cfg.reps = quick ? 3 : 5;
 	cfg.cpu = 1;
-	cfg.lat_oneshot_samples = quick ? 40 : 200;
-	cfg.lat_periodic_samples = quick ? 60 : 300;
+	cfg.lat_oneshot_samples = quick ? 40 : 300;
+	cfg.lat_periodic_samples = quick ? 60 : 400;
 	cfg.lat_periodic_us = 5000;
 	cfg.lat_defer_cap_ms = 100;
 	cfg.ops_iters = quick ? 20000 : 200000;
@@ -85,7 +85,7 @@ static void facts(void)
 	out_i("quick", "%d", cfg.quick);
 	out_i("reps", "%d", cfg.reps);
 	out_i("cpu", "%d", cfg.cpu);
-	out_i("fifo", "%d", cfg.fifo);
+	out_i("measuring_fifo", "%d", !cfg.no_fifo);
 	out_i("spin_nice", "%d", cfg.spin_nice);
 	out_i("lat_periodic_us", "%d", cfg.lat_periodic_us);
 	out_i("lat_defer_cap_ms", "%d", cfg.lat_defer_cap_ms);
@@ -95,12 +95,14 @@ static void facts(void)
 	out_i("epoll_timers", "%d", cfg.epoll_timers);
 	out_i("epoll_periods", "%d", cfg.epoll_periods);
 	out_i("late_duration_s", "%g", cfg.late_duration_s);
+	out_i("late_spinners", "%s", cfg.late_spin_one ? "timer-cpu" : "all-cpus");
 }
 
 int main(int argc, char **argv)
 {
 	static char obuf[1 << 20];
-	int i, j, first, fd, quick = 0, reps = 0, cpu = -1, ran = 0;
+	int i, j, first, fd, quick = 0, reps = 0, cpu = -1, ran = 0, ops_iters = 0;
+	int late_spin_all = 0;
 	int64_t t0, t1;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -115,8 +117,12 @@ int main(int argc, char **argv)
 			       &cfg.wake_only_ms);
 		else if (!strcmp(argv[i], "--wake-modes") && i + 1 < argc)
 			cfg.wake_modes = strtoul(argv[++i], NULL, 0);
-		else if (!strcmp(argv[i], "--fifo"))
-			cfg.fifo = 1;
+		else if (!strcmp(argv[i], "--ops-iters") && i + 1 < argc)
+			ops_iters = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--late-spin-all"))
+			late_spin_all = 1;
+		else if (!strcmp(argv[i], "--no-fifo"))
+			cfg.no_fifo = 1;
 		else if (!strcmp(argv[i], "--spin-nice") && i + 1 < argc)
 			cfg.spin_nice = atoi(argv[++i]);
 		else
@@ -126,6 +132,9 @@ int main(int argc, char **argv)
 	defaults(quick);
 	if (reps > 0)
 		cfg.reps = reps;
+	if (ops_iters > 0)
+		cfg.ops_iters = ops_iters;
+	cfg.late_spin_one = !late_spin_all;
 	cfg.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpu >= 0)
 		cfg.cpu = cpu;
@@ -134,8 +143,8 @@ int main(int argc, char **argv)
 	/* printing must never overlap a measurement: flush by hand */
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	srandom(12345);
-	raise_limits(cfg.mem_timers > cfg.epoll_timers ? cfg.mem_timers :
-		     cfg.epoll_timers);
+	raise_limits(NMODES * cfg.mem_timers > cfg.epoll_timers ?
+		     NMODES * cfg.mem_timers : cfg.epoll_timers);
 
 	fd = dtimerfd_create(CLOCK_MONOTONIC, 0);
 	if (fd < 0)
@@ -145,7 +154,6 @@ int main(int argc, char **argv)
 
 	facts();
 	pin_self(cfg.cpu);
-	measuring_prio();
 	tsc_calibrate();
 	out_flush();
 

@@ -3,14 +3,23 @@
  * Expiry latency: how long after its deadline a blocked read(2) returns,
  * for one-shot and periodic timers, on an idle and on a busy guest.
  *
- * The measuring thread is pinned; the deadline is absolute on
- * CLOCK_MONOTONIC and the wake-up time is taken from the TSC relative to
- * a (TSC, CLOCK_MONOTONIC) anchor taken just before, so the slow emulated
- * clock_gettime() is never inside the measured interval.
+ * The measuring thread is pinned and runs SCHED_FIFO, so what is measured
+ * is the timer's wake-up path, not how long CFS makes a woken thread wait
+ * behind the spinner of the busy guest (which every mode would pay alike).
+ * The deadline is absolute on CLOCK_MONOTONIC and the wake-up time is
+ * taken from the TSC relative to a (TSC, CLOCK_MONOTONIC) anchor taken
+ * just before, so the system call of clock_gettime() is never inside the
+ * measured interval.
+ *
+ * The modes are interleaved finely, so bursts of host load (the guest's
+ * vCPUs are host threads that other work preempts) hit them alike: one-shot
+ * samples go round the modes one by one, periodic timers run in turns of
+ * LAT_TURN periods.
  *
  * An idle CPU never runs a deferrable timer: a deferrable wait on the idle
  * guest gives up after cfg.lat_defer_cap_ms (poll timeout, then read, which
- * delivers the overdue expiry), and is reported as "capped".
+ * delivers the overdue expiry) and is counted as "capped"; those waits
+ * being long, the idle deferrable mode gets fewer samples (LAT_DEFER_IDLE).
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,8 +30,8 @@
 
 #include "bench.h"
 
-/* a block never lasts much longer than this, whatever the mode */
-#define LAT_BLOCK_MAX_NS	(cfg.quick ? 1500000000LL : 3000000000LL)
+#define LAT_TURN		20	/* periodic expiries per mode per turn */
+#define LAT_DEFER_IDLE		(cfg.quick ? 10 : 30)
 
 struct lat_block {
 	struct samples s;
@@ -49,31 +58,26 @@ static uint64_t wait_expiry(int mode, int fd, int busy, int *capped)
 	return ticks;
 }
 
-static void oneshot(int mode, int fd, int busy, struct lat_block *b)
+static void oneshot_sample(int mode, int fd, int busy, struct lat_block *b)
 {
-	int64_t start = now_ns();
-	int i;
+	/* 1 to 5 ms: every phase against the 4 ms jiffy */
+	int64_t d = 1000000 + (int64_t)(frand() * 4000000);
+	struct itimerspec its = { 0 };
+	uint64_t c0, c1;
+	int64_t t0;
 
-	for (i = 0; i < cfg.lat_oneshot_samples; i++) {
-		/* 1 to 5 ms: every phase against the 4 ms jiffy */
-		int64_t d = 1000000 + (int64_t)(frand() * 4000000);
-		struct itimerspec its = { 0 };
-		uint64_t c0, c1;
-		int64_t t0;
-
-		tsc_anchor(&c0, &t0);
-		ts_from_ns(&its.it_value, t0 + d);
-		if (t_settime(mode, fd, TFD_TIMER_ABSTIME, &its, NULL))
-			die("settime: %s", strerror(errno));
-		wait_expiry(mode, fd, busy, &b->capped);
-		c1 = rdtsc();
-		samples_add(&b->s, (tsc_to_ns(c1 - c0) - d) / 1000.0);
-		if (t0 + tsc_to_ns(c1 - c0) - start > LAT_BLOCK_MAX_NS)
-			break;
-	}
+	tsc_anchor(&c0, &t0);
+	ts_from_ns(&its.it_value, t0 + d);
+	if (t_settime(mode, fd, TFD_TIMER_ABSTIME, &its, NULL))
+		die("settime: %s", strerror(errno));
+	wait_expiry(mode, fd, busy, &b->capped);
+	c1 = rdtsc();
+	samples_add(&b->s, (tsc_to_ns(c1 - c0) - d) / 1000.0);
 }
 
-static void periodic(int mode, int fd, int busy, struct lat_block *b)
+/* @n expiries of a periodic timer started afresh */
+static void periodic_turn(int mode, int fd, int busy, int n,
+			  struct lat_block *b)
 {
 	int64_t p = cfg.lat_periodic_us * 1000LL;
 	struct itimerspec its = { 0 };
@@ -88,7 +92,7 @@ static void periodic(int mode, int fd, int busy, struct lat_block *b)
 	if (t_settime(mode, fd, TFD_TIMER_ABSTIME, &its, NULL))
 		die("settime: %s", strerror(errno));
 
-	for (i = 0; i < cfg.lat_periodic_samples; i++) {
+	for (i = 0; i < n; i++) {
 		uint64_t u = wait_expiry(mode, fd, busy, &b->capped);
 		uint64_t c1 = rdtsc();
 		double now = (double)ta + tsc_to_ns(c1 - ca);
@@ -99,25 +103,63 @@ static void periodic(int mode, int fd, int busy, struct lat_block *b)
 		/* latency of the newest expiry this read reported */
 		samples_add(&b->s, (now - (double)(first + (int64_t)(k - 1) * p)) /
 			    1000.0);
-		if (now - (double)first > LAT_BLOCK_MAX_NS)
-			break;
 		tsc_anchor(&ca, &ta);
 	}
 	memset(&its, 0, sizeof(its));
 	t_settime(mode, fd, 0, &its, NULL);
 }
 
+static int quota(int mode, int busy, int n)
+{
+	return mode == M_DEFER && !busy && n > LAT_DEFER_IDLE ? LAT_DEFER_IDLE : n;
+}
+
+static void one_rep(int rep, int busy, int *fds, struct lat_block b[2][NMODES])
+{
+	int i, m, more;
+
+	/* one-shot: the modes take turns sample by sample */
+	for (i = 0; i < cfg.lat_oneshot_samples; i++) {
+		m = mode_at(rep + i, 0);
+		if ((int)b[0][m].s.n < quota(m, busy, cfg.lat_oneshot_samples))
+			oneshot_sample(m, fds[m], busy, &b[0][m]);
+		m = mode_at(rep + i, 1);
+		if ((int)b[0][m].s.n < quota(m, busy, cfg.lat_oneshot_samples))
+			oneshot_sample(m, fds[m], busy, &b[0][m]);
+		m = mode_at(rep + i, 2);
+		if ((int)b[0][m].s.n < quota(m, busy, cfg.lat_oneshot_samples))
+			oneshot_sample(m, fds[m], busy, &b[0][m]);
+	}
+
+	/* periodic: turns of LAT_TURN expiries */
+	do {
+		more = 0;
+		for (i = 0; i < NMODES; i++) {
+			int left;
+
+			m = mode_at(rep + (int)b[1][0].s.n / LAT_TURN, i);
+			left = quota(m, busy, cfg.lat_periodic_samples) -
+			       (int)b[1][m].s.n;
+			if (left <= 0)
+				continue;
+			periodic_turn(m, fds[m], busy,
+				      left < LAT_TURN ? left : LAT_TURN, &b[1][m]);
+			more = 1;
+		}
+	} while (more);
+}
+
 static void scenario(int busy)
 {
 	static const char *const kinds[2] = { "oneshot", "periodic" };
-	/* [kind][mode][rep] */
-	struct lat_block blk[2][NMODES][32];
+	/* [rep][kind][mode] */
+	struct lat_block (*blk)[2][NMODES];
 	struct samples pooled[2][NMODES];
 	int fds[NMODES];
-	int rep, kind, i, m, reps = cfg.reps < 32 ? cfg.reps : 32;
+	int rep, kind, m;
 	char test[64];
 
-	memset(blk, 0, sizeof(blk));
+	blk = calloc(cfg.reps, sizeof(*blk));
 	memset(pooled, 0, sizeof(pooled));
 	for (m = 0; m < NMODES; m++) {
 		fds[m] = t_create(m, TFD_CLOEXEC);
@@ -126,26 +168,21 @@ static void scenario(int busy)
 	}
 
 	pin_self(cfg.cpu);
+	measuring_prio(1);
 	if (busy)
 		spinners_start();
-	for (rep = 0; rep < reps; rep++)
-		for (kind = 0; kind < 2; kind++)
-			for (i = 0; i < NMODES; i++) {
-				m = mode_at(rep, i);
-				if (kind == 0)
-					oneshot(m, fds[m], busy, &blk[kind][m][rep]);
-				else
-					periodic(m, fds[m], busy, &blk[kind][m][rep]);
-			}
+	for (rep = 0; rep < cfg.reps; rep++)
+		one_rep(rep, busy, fds, blk[rep]);
 	if (busy)
 		spinners_stop();
+	measuring_prio(0);
 
 	for (kind = 0; kind < 2; kind++) {
 		snprintf(test, sizeof(test), "lat.%s.%s",
 			 busy ? "busy" : "idle", kinds[kind]);
 		for (m = 0; m < NMODES; m++) {
-			for (rep = 0; rep < reps; rep++) {
-				struct lat_block *b = &blk[kind][m][rep];
+			for (rep = 0; rep < cfg.reps; rep++) {
+				struct lat_block *b = &blk[rep][kind][m];
 				size_t j;
 
 				out_r(test, m, "p50", rep, samples_pct(&b->s, 50));
@@ -165,6 +202,7 @@ static void scenario(int busy)
 	}
 	for (m = 0; m < NMODES; m++)
 		close(fds[m]);
+	free(blk);
 }
 
 void bench_lat(void)

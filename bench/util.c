@@ -138,20 +138,25 @@ static volatile int spin_run;
 static pthread_t spin_tid[64];
 static int spin_n;
 
-void measuring_prio(void)
+/*
+ * The thread that measures a wake-up runs SCHED_FIFO while it does, so a
+ * busy CPU's spinner never delays it (@on = 0: back to SCHED_OTHER).
+ */
+void measuring_prio(int on)
 {
-	struct sched_param sp = { .sched_priority = 1 };
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
 
-	if (cfg.fifo && sched_setscheduler(0, SCHED_FIFO, &sp))
-		die("SCHED_FIFO: %s", strerror(errno));
+	if (cfg.no_fifo)
+		return;
+	if (sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp))
+		die("sched_setscheduler: %s", strerror(errno));
 }
 
 static void *spin_fn(void *arg)
 {
-	struct sched_param sp = { 0 };
-
 	pin_self((int)(long)arg);
-	sched_setscheduler(0, SCHED_OTHER, &sp);
+	if (sched_getscheduler(0) != SCHED_OTHER)
+		die("spinner is not SCHED_OTHER");
 	if (cfg.spin_nice)
 		setpriority(PRIO_PROCESS, 0, cfg.spin_nice);
 	while (spin_run)
@@ -159,17 +164,34 @@ static void *spin_fn(void *arg)
 	return NULL;
 }
 
-/* One spinning SCHED_OTHER thread pinned to each CPU. */
-void spinners_start(void)
+/* One spinning SCHED_OTHER thread pinned to each CPU (@only >= 0: to that one). */
+void spinners_start_on(int only)
 {
+	struct sched_param sp = { 0 };
+	pthread_attr_t attr;
 	int i;
 
+	/* never inherit the SCHED_FIFO of a measuring thread */
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
+	pthread_attr_setschedparam(&attr, &sp);
 	spin_run = 1;
-	spin_n = cfg.ncpus < 64 ? cfg.ncpus : 64;
-	for (i = 0; i < spin_n; i++)
-		if (pthread_create(&spin_tid[i], NULL, spin_fn, (void *)(long)i))
+	spin_n = 0;
+	for (i = 0; i < cfg.ncpus && i < 64; i++) {
+		if (only >= 0 && i != only)
+			continue;
+		if (pthread_create(&spin_tid[spin_n++], &attr, spin_fn,
+				   (void *)(long)i))
 			die("pthread_create");
+	}
+	pthread_attr_destroy(&attr);
 	sleep_ns(50000000);
+}
+
+void spinners_start(void)
+{
+	spinners_start_on(-1);
 }
 
 void spinners_stop(void)
