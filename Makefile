@@ -47,7 +47,7 @@ MODULESLOADDIR ?= /usr/lib/modules-load.d
 DKMSDIR ?= /usr/src/dtimerfd-$(VERSION)
 INSTALL ?= install
 
-all: module userlib tests
+all: module userlib tests examples
 
 module: kdir-check
 	$(MAKE) $(KBUILD_ARGS) modules
@@ -57,6 +57,9 @@ userlib:
 
 tests: userlib
 	$(MAKE) -C tests
+
+examples: userlib
+	$(MAKE) -C examples
 
 kdir-check:
 	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
@@ -172,6 +175,7 @@ clean-module:
 clean: clean-module
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tests clean
+	$(MAKE) -C examples clean
 	rm -rf build
 
 help:
