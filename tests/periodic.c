@@ -210,7 +210,8 @@ TEST(no_drift, 0, 60)
  * 52 (after selftests/timers/set-timer-lat.c): never early, bounded
  * lateness, one-shots fire exactly once.  On every clock, relative and
  * absolute, 5 periods of 100 ms: each blocking read returns no earlier
- * than its schedule point.  Lateness under TCG is generous: 500 ms.
+ * than its schedule point.  Lateness under TCG is generous: 1 s (a
+ * TCG guest on a loaded host has shown single 2 s stalls).
  */
 TEST(never_early, 0, 120)
 {
@@ -252,7 +253,7 @@ TEST(never_early, 0, 120)
 		}
 		EXPECTF(!early, "%s %s: %d early expirations", cn,
 			abs ? "abstime" : "relative", early);
-		EXPECTF(worst < MS(500), "%s %s: %lld us late", cn,
+		EXPECTF(worst < SEC(1), "%s %s: %lld us late", cn,
 			abs ? "abstime" : "relative", worst / 1000);
 		REC(early, "%s %s early", cn, abs ? "abstime" : "relative");
 		/* a one-shot: exactly one expiration in a 500 ms window */
