@@ -25,6 +25,20 @@
 
 #define DTFD_API __attribute__((visibility("default")))
 
+#ifdef DTFD_PRELOAD
+/*
+ * Inside libdtimerfd-preload.so the timerfd_*() names are the shim's own
+ * interposers; the native calls this file makes must reach libc's.
+ */
+int dtfd_real_timerfd_create(clockid_t clockid, int flags);
+int dtfd_real_timerfd_settime(int fd, int flags, const struct itimerspec *nv,
+			      struct itimerspec *ov);
+int dtfd_real_timerfd_gettime(int fd, struct itimerspec *cur);
+#define timerfd_create		dtfd_real_timerfd_create
+#define timerfd_settime		dtfd_real_timerfd_settime
+#define timerfd_gettime		dtfd_real_timerfd_gettime
+#endif
+
 #define DTFD_CREATE_FLAGS	(DTFD_CLOEXEC | DTFD_NONBLOCK)
 #define DTFD_SETTIME_FLAGS	(DTFD_TIMER_ABSTIME | DTFD_TIMER_CANCEL_ON_SET | \
 				 DTFD_TIMER_DEFERRABLE)
@@ -44,6 +58,24 @@ static const char *device_path(void)
 	const char *path = secure_getenv("DTIMERFD_DEVICE");
 
 	return path && *path ? path : DTIMERFD_DEVICE;
+}
+
+/*
+ * DTIMERFD_FALLBACK=1: when the device is missing, hand out native
+ * timerfds (deferrable timers become strict ones), so one binary runs
+ * with and without the module.  Read once: the choice must not change
+ * under a running program.
+ */
+static int fallback_enabled(void)
+{
+	static int enabled = -1;
+
+	if (enabled < 0) {
+		const char *v = getenv("DTIMERFD_FALLBACK");
+
+		enabled = v && *v && strcmp(v, "0") != 0;
+	}
+	return enabled;
 }
 
 static int valid_clock(clockid_t clockid)
@@ -110,6 +142,9 @@ DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
 	}
 
 	fd = open(device_path(), O_RDWR | flags);
+	if (fd < 0 && (errno == ENOENT || errno == ENXIO || errno == ENODEV) &&
+	    fallback_enabled())
+		return timerfd_create(clockid, flags);
 	if (fd < 0) {
 		err = errno;
 		/* ... and the capability before allocating a descriptor. */
@@ -163,6 +198,10 @@ DTFD_API int dtimerfd_settime(int fd, int flags,
 	if (!ioctl(fd, DTFD_IOC_SETTIME, &arg))
 		return 0;
 
+	/* not our device: a native timerfd from the fallback, or anything */
+	if (errno == ENOTTY && fallback_enabled())
+		return timerfd_settime(fd, flags & ~DTFD_TIMER_DEFERRABLE,
+				       new_value, old_value);
 	err = errno;
 	kind = is_dtimerfd(fd);
 	if (kind < 0)
@@ -183,6 +222,9 @@ DTFD_API int dtimerfd_gettime(int fd, struct itimerspec *curr_value)
 
 	if (!ioctl(fd, DTFD_IOC_GETTIME, &arg))
 		return 0;
+
+	if (errno == ENOTTY && fallback_enabled())
+		return timerfd_gettime(fd, curr_value);
 
 	/* timerfd_gettime(2): EBADF, then EINVAL (not a timerfd), then EFAULT */
 	err = errno;
