@@ -2,20 +2,23 @@
 /*
  * Deferrable lateness on a busy CPU: periodic deferrable timers of 10 ms,
  * 100 ms, 1 s and 10 s run together on a CPU that a spinning thread keeps
- * busy, so its tick never stops.  Only that CPU spins (--late-spin-all:
- * every CPU): under TCG each busy vCPU is a busy host thread, and with
- * both busy QEMU's own timer thread waits for a host CPU, which adds
- * milliseconds to every wake-up whatever the timer.  The reader runs
- * SCHED_FIFO (see lat.c), the spinner SCHED_OTHER.  Lateness is the
- * time from each expiry's deadline to the return of the read(2) that
- * reports it, as the program sees it.  The design target is one jiffy (the
- * timer runs on the first tick at or after its deadline) plus 0.5 ms.
+ * busy, so its tick never stops.  Lateness is the time from each expiry's
+ * deadline to the return of the read(2) that reports it, as the program
+ * sees it.  The design target is one jiffy (the timer runs on the first
+ * tick at or after its deadline) plus 0.5 ms.
  *
- * Each timer starts at a random phase; a repetition lasts
- * cfg.late_duration_s, so each 10 s timer contributes one expiry per
- * repetition and there are many of them.  Strict timers are measured the
- * same way next to them, as the reference for what the read path itself
- * costs on the busy CPU.
+ * Strict timers of the same intervals run beside them in the same epoll
+ * set, read by the same thread: they are the reference for what the
+ * wake-up path itself costs on this (emulated) CPU, with exactly the same
+ * exposure to the host.  Each timer starts at a random phase; a repetition
+ * lasts cfg.late_duration_s, so each 10 s timer contributes one expiry per
+ * repetition and there are many of them.
+ *
+ * Only the timers' CPU spins (--late-spin-all: every CPU): under TCG each
+ * busy vCPU is a busy host thread, and with both busy QEMU's own timer
+ * thread waits for a host CPU, which adds milliseconds to every wake-up
+ * whatever the timer.  The reader runs SCHED_FIFO (see lat.c), the
+ * spinner SCHED_OTHER.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,6 +45,7 @@ static const struct late_group groups[] = {
 
 struct late_timer {
 	int fd;
+	int mode;	/* index into late_modes */
 	int group;
 	int64_t first;
 	uint64_t k;
@@ -52,8 +56,10 @@ static int ngroups(void)
 	return cfg.late_10s ? NGROUPS : NGROUPS - 1;
 }
 
-/* One repetition of one mode; fills @s[group]. */
-static void late_run(int mode, double duration_s, struct samples *s)
+static const int late_modes[2] = { M_DEFER, M_STRICT };
+
+/* One repetition, both modes at once; fills @s[mode index][group]. */
+static void late_run(double duration_s, struct samples s[2][NGROUPS])
 {
 	struct epoll_event ev, evs[64];
 	struct late_timer *t;
@@ -61,7 +67,7 @@ static void late_run(int mode, double duration_s, struct samples *s)
 	int64_t start, end;
 
 	for (g = 0; g < ngroups(); g++)
-		n += groups[g].count;
+		n += 2 * groups[g].count;
 	t = calloc(n, sizeof(*t));
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	start = now_ns();
@@ -71,18 +77,21 @@ static void late_run(int mode, double duration_s, struct samples *s)
 		int64_t spread = iv < 2000000000LL ? iv : 2000000000LL;
 		int j;
 
-		for (j = 0; j < groups[g].count; j++, i++) {
+		for (j = 0; j < 2 * groups[g].count; j++, i++) {
 			struct itimerspec its;
 
+			t[i].mode = j % 2;
 			t[i].group = g;
-			t[i].fd = t_create(mode, TFD_NONBLOCK | TFD_CLOEXEC);
+			t[i].fd = t_create(late_modes[t[i].mode],
+					   TFD_NONBLOCK | TFD_CLOEXEC);
 			if (t[i].fd < 0)
 				die("create: %s", strerror(errno));
 			t[i].first = start + 200000000LL +
 				     (int64_t)(frand() * (double)spread);
 			ts_from_ns(&its.it_value, t[i].first);
 			ts_from_ns(&its.it_interval, iv);
-			if (t_settime(mode, t[i].fd, TFD_TIMER_ABSTIME, &its, NULL))
+			if (t_settime(late_modes[t[i].mode], t[i].fd,
+				      TFD_TIMER_ABSTIME, &its, NULL))
 				die("settime: %s", strerror(errno));
 			ev.events = EPOLLIN;
 			ev.data.u32 = i;
@@ -106,7 +115,7 @@ static void late_run(int mode, double duration_s, struct samples *s)
 				continue;
 			now = now_ns();
 			x->k += u;
-			samples_add(&s[x->group], (double)(now - x->first -
+			samples_add(&s[x->mode][x->group], (double)(now - x->first -
 				    (int64_t)(x->k - 1) * iv) / 1000.0);
 		}
 	}
@@ -118,9 +127,8 @@ static void late_run(int mode, double duration_s, struct samples *s)
 
 void bench_late(void)
 {
-	static const int modes[2] = { M_DEFER, M_STRICT };
 	struct samples s[2][NGROUPS], pooled[2][NGROUPS];
-	int rep, g, i;
+	int rep, g, i, spin = cfg.late_spin_one ? cfg.cpu : -1;
 	char metric[32];
 
 	progress("late: busy CPU, %d intervals, %.1f s per rep",
@@ -128,60 +136,52 @@ void bench_late(void)
 	memset(pooled, 0, sizeof(pooled));
 	memset(s, 0, sizeof(s));
 	pin_self(cfg.cpu);
-	measuring_prio(1);
-	spinners_start_on(cfg.late_spin_one ? cfg.cpu : -1);
 	for (rep = 0; rep < cfg.reps; rep++) {
-		for (i = 0; i < 2; i++) {
-			int k = (rep + i) % 2;
-			/* strict is only the reference: a shorter run */
-			double d = k == 0 ? cfg.late_duration_s :
-				   cfg.late_duration_s / 4;
-
+		spinners_start_on(spin);
+		measuring_prio(1);
+		for (i = 0; i < 2; i++)
 			for (g = 0; g < NGROUPS; g++)
-				samples_reset(&s[k][g]);
-			late_run(modes[k], d, s[k]);
-			for (g = 0; g < ngroups(); g++) {
-				size_t j;
-
-				for (j = 0; j < s[k][g].n; j++)
-					samples_add(&pooled[k][g], s[k][g].v[j]);
-			}
-		}
+				samples_reset(&s[i][g]);
+		late_run(cfg.late_duration_s, s);
+		measuring_prio(0);
 		spinners_stop();
 		for (i = 0; i < 2; i++)
 			for (g = 0; g < ngroups(); g++) {
 				struct samples *x = &s[i][g];
+				size_t j;
 
 				if (!x->n)
 					continue;
+				for (j = 0; j < x->n; j++)
+					samples_add(&pooled[i][g], x->v[j]);
 				snprintf(metric, sizeof(metric), "p50_%s",
 					 groups[g].name);
-				out_r("late", modes[i], metric, rep,
+				out_r("late", late_modes[i], metric, rep,
 				      samples_pct(x, 50));
 				snprintf(metric, sizeof(metric), "p99_%s",
 					 groups[g].name);
-				out_r("late", modes[i], metric, rep,
+				out_r("late", late_modes[i], metric, rep,
 				      samples_pct(x, 99));
 				snprintf(metric, sizeof(metric), "max_%s",
 					 groups[g].name);
-				out_r("late", modes[i], metric, rep,
+				out_r("late", late_modes[i], metric, rep,
 				      samples_max(x));
 				snprintf(metric, sizeof(metric), "n_%s",
 					 groups[g].name);
-				out_r("late", modes[i], metric, rep,
+				out_r("late", late_modes[i], metric, rep,
 				      (double)x->n);
 			}
 		out_flush();
-		if (rep + 1 < cfg.reps)
-			spinners_start_on(cfg.late_spin_one ? cfg.cpu : -1);
 	}
-	measuring_prio(0);
 	for (i = 0; i < 2; i++)
 		for (g = 0; g < ngroups(); g++) {
 			char test[32];
 
 			snprintf(test, sizeof(test), "late.%s", groups[g].name);
-			out_q(test, modes[i], &pooled[i][g]);
+			out_q(test, late_modes[i], &pooled[i][g]);
+			/* the pooled p99, over every repetition's samples */
+			out_r("late.pooled", late_modes[i], groups[g].name, 0,
+			      samples_pct(&pooled[i][g], 99));
 			samples_free(&pooled[i][g]);
 			samples_free(&s[i][g]);
 		}
