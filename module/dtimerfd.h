@@ -15,6 +15,7 @@
 #include <linux/alarmtimer.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/timer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -42,6 +43,12 @@ struct dtimerfd_ctx {
 	} t;
 	/* deferrable wake-up source (TIMER_DEFERRABLE | TIMER_PINNED) */
 	struct timer_list dtmr;
+	/*
+	 * Serialises settime and bind: they re-initialise the strict source,
+	 * which another settime waiting for a running callback (without
+	 * wqh.lock) must not see half-written.
+	 */
+	struct mutex setup_lock;
 	/*
 	 * wqh.lock is the context lock: it guards every field below except
 	 * those marked otherwise, and the programming of the wake-up sources.

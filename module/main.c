@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -221,7 +222,9 @@ static long dtfd_ioctl_settime(struct dtimerfd_ctx *ctx, void __user *argp)
 	if (dtfd_isalarm(ctx) && !capable(CAP_WAKE_ALARM))
 		return -EPERM;
 
+	mutex_lock(&ctx->setup_lock);
 	ret = dtfd_settime(ctx, arg.flags, &new, &old);
+	mutex_unlock(&ctx->setup_lock);
 	if (ret)
 		return ret;
 	if (arg.old_value && dtfd_put_its(&old, arg.layout, arg.old_value))
@@ -267,6 +270,7 @@ static long dtfd_ioctl_init(struct dtimerfd_ctx *ctx, void __user *argp)
 	     arg.clockid == CLOCK_BOOTTIME_ALARM) && !capable(CAP_WAKE_ALARM))
 		return -EPERM;
 
+	mutex_lock(&ctx->setup_lock);
 	spin_lock_irq(&ctx->wqh.lock);
 	if (ctx->bound) {
 		ret = -EBUSY;
@@ -277,6 +281,7 @@ static long dtfd_ioctl_init(struct dtimerfd_ctx *ctx, void __user *argp)
 		WRITE_ONCE(ctx->bound, true);
 	}
 	spin_unlock_irq(&ctx->wqh.lock);
+	mutex_unlock(&ctx->setup_lock);
 	return ret;
 }
 
@@ -447,14 +452,20 @@ static int dtimerfd_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 
 	init_waitqueue_head(&ctx->wqh);
+	mutex_init(&ctx->setup_lock);
 	INIT_LIST_HEAD(&ctx->clist);
 	ctx->clockid = CLOCK_MONOTONIC;
 	ctx->eclock = CLOCK_MONOTONIC;
 	ctx->moffs = ktime_mono_to_real(0);
 	dtfd_timer_init(ctx);
 
-	/* A timerfd's file flags carry no O_LARGEFILE (F_GETFL, fdinfo). */
+	/*
+	 * Look like a timerfd's anonymous file: no O_LARGEFILE in its flags
+	 * (F_GETFL, fdinfo), no positional I/O (pread/pwrite are ESPIPE),
+	 * lseek succeeds and does nothing.
+	 */
 	file->f_flags &= ~O_LARGEFILE;
+	file->f_mode &= ~(FMODE_PREAD | FMODE_PWRITE);
 	file->f_mode |= FMODE_NOWAIT;
 	file->private_data = ctx;
 	return 0;
@@ -466,6 +477,7 @@ static int dtimerfd_release(struct inode *inode, struct file *file)
 
 	dtfd_clock_watch(ctx, 0);
 	dtfd_timer_shutdown(ctx);
+	mutex_destroy(&ctx->setup_lock);
 	kmem_cache_free(dtfd_cachep, ctx);
 	return 0;
 }

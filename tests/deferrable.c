@@ -23,8 +23,49 @@
 
 #include "harness.h"
 
-/* TCG is slow and noisy: lateness bounds here only catch gross errors. */
-#define LATE_BOUND	MS(250)
+/*
+ * TCG is slow and noisy, more so when the host is loaded: lateness bounds
+ * here only catch gross errors (a wheel rounding up by 12 %, a timer that
+ * waits for an idle CPU).  The median must be near a jiffy; single
+ * outliers only within LATE_MAX.  The benchmark holds the real target.
+ */
+#define LATE_MEDIAN	MS(50)
+#define LATE_MAX	SEC(2)
+
+static int cmp_ll(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* lateness samples of one test */
+struct lates {
+	long long v[512];
+	int n;
+};
+
+static void late_add(struct lates *l, long long late)
+{
+	if (l->n < (int)ARRAY_SIZE(l->v))
+		l->v[l->n++] = late;
+}
+
+static void late_check(struct lates *l, const char *what)
+{
+	long long med;
+
+	if (!l->n)
+		return;
+	qsort(l->v, l->n, sizeof(l->v[0]), cmp_ll);
+	med = l->v[l->n / 2];
+	h_diag("%s: %d samples, median %.3f ms, p90 %.3f ms, max %.3f ms late",
+	       what, l->n, med / 1e6, l->v[l->n * 9 / 10] / 1e6,
+	       l->v[l->n - 1] / 1e6);
+	EXPECTF(med < LATE_MEDIAN, "%s: median %lld ns late", what, med);
+	EXPECTF(l->v[l->n - 1] < LATE_MAX, "%s: %lld ns late", what,
+		l->v[l->n - 1]);
+}
 
 struct spinner {
 	pthread_t thread;
@@ -95,7 +136,7 @@ static int arm(int fd, int flags, long long value, long long interval)
  * read before t0 + interval; an absolute one not before its deadline.
  */
 static void oneshot_never_early(clockid_t clk, long long interval, int iters,
-				int abs, long long *worst_late)
+				int abs, struct lates *lates)
 {
 	int fd = dcreate(clk), i;
 
@@ -119,8 +160,7 @@ static void oneshot_never_early(clockid_t clk, long long interval, int iters,
 		EXPECTF(t1 >= deadline, "%s %s %lld ns: early by %lld ns",
 			h_clock_name(clk), abs ? "abs" : "rel", interval,
 			deadline - t1);
-		if (t1 - deadline > *worst_late)
-			*worst_late = t1 - deadline;
+		late_add(lates, t1 - deadline);
 	}
 	close(fd);
 }
@@ -134,7 +174,7 @@ TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER, 120)
 	static const clockid_t clks[] = {
 		CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME,
 	};
-	long long worst = 0;
+	static struct lates lates;
 	struct spinner s;
 	size_t i, c;
 
@@ -146,15 +186,14 @@ TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER, 120)
 				    ivals[i] <= MS(100) ? 5 : 1;
 
 			/* the long ones once per clock, absolute on MONOTONIC */
-			oneshot_never_early(clks[c], ivals[i], iters, 0, &worst);
+			oneshot_never_early(clks[c], ivals[i], iters, 0, &lates);
 			if (ivals[i] <= MS(100) || clks[c] == CLOCK_MONOTONIC)
 				oneshot_never_early(clks[c], ivals[i], iters, 1,
-						    &worst);
+						    &lates);
 		}
 	}
 	spinner_stop(&s);
-	h_diag("worst lateness on a busy CPU: %.3f ms", worst / 1e6);
-	EXPECTF(worst < LATE_BOUND, "late by %lld ns", worst);
+	late_check(&lates, "busy CPU, every clock and interval");
 }
 
 /*
@@ -255,7 +294,7 @@ TEST(gettime_not_above_request, T_DTFD_ONLY | T_NO_DEFER, 30)
 }
 
 /*
- * Lateness on a busy CPU: each delivery within LATE_BOUND.  Reported as a
+ * Lateness on a busy CPU: median near a jiffy.  Reported as a
  * diagnostic; the benchmark holds the real target (1 jiffy + 0.5 ms).
  */
 TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER, 120)
@@ -269,7 +308,8 @@ TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER, 120)
 	spinner_start(&s, 0);
 	for (i = 0; i < ARRAY_SIZE(ivals); i++) {
 		int n = ivals[i] < SEC(1) ? 10 : 3, k;
-		long long worst = 0, sum = 0;
+		struct lates l = { .n = 0 };
+		char what[32];
 
 		for (k = 0; k < n; k++) {
 			long long deadline = h_now(CLOCK_MONOTONIC) + ivals[i];
@@ -281,14 +321,10 @@ TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER, 120)
 			ASSERT(h_read(fd, &ticks) == 8);
 			late = h_now(CLOCK_MONOTONIC) - deadline;
 			EXPECT(late >= 0);
-			sum += late;
-			if (late > worst)
-				worst = late;
+			late_add(&l, late);
 		}
-		h_diag("%lld ms: mean %.3f ms, worst %.3f ms late",
-		       ivals[i] / MS(1), sum / 1e6 / n, worst / 1e6);
-		EXPECTF(worst < LATE_BOUND, "%lld ns interval: %lld ns late",
-			ivals[i], worst);
+		snprintf(what, sizeof(what), "%lld ms", ivals[i] / MS(1));
+		late_check(&l, what);
 	}
 	spinner_stop(&s);
 	close(fd);

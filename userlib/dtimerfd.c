@@ -50,6 +50,13 @@ int dtfd_real_timerfd_gettime(int fd, struct itimerspec *cur);
 #define CLOCK_REALTIME_ALARM	8
 #endif
 
+#if defined(SYS_timerfd_settime64) && !defined(__LP64__)
+#define DTFD_SYS_TIMERFD_SETTIME \
+	(sizeof(time_t) == 8 ? SYS_timerfd_settime64 : SYS_timerfd_settime)
+#else
+#define DTFD_SYS_TIMERFD_SETTIME	SYS_timerfd_settime
+#endif
+
 /* The layout of this build's struct itimerspec, as the module knows it. */
 #define DTFD_ITS_LAYOUT	(sizeof(time_t) == 8 ? DTFD_ITS_64 : DTFD_ITS_32)
 
@@ -178,7 +185,13 @@ static int settime_foreign(int flags, const struct itimerspec *new_value,
 	/* unknown bits stay set, so timerfd rejects them as we would */
 	int mapped = flags & ~DTFD_TIMER_DEFERRABLE;
 
-	if (timerfd_settime(-1, mapped, new_value, NULL) && errno != EBADF)
+	/*
+	 * The system call itself, never libc's wrapper: glibc's 32-bit one
+	 * converts the caller's struct in user space and would crash on a
+	 * bad pointer.  The syscall matching this build's struct itimerspec.
+	 */
+	if (syscall(DTFD_SYS_TIMERFD_SETTIME, -1, mapped, new_value, NULL) &&
+	    errno != EBADF)
 		return errno == ENOSYS ? fd_err : errno;
 	return fd_err;
 }
