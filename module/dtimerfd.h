@@ -71,6 +71,12 @@ struct dtimerfd_ctx {
 	int eclock;
 	/* the CPU @dtmr was last queued on */
 	int cpu;
+	/* dtfd_tolerance, applied whenever the timer is armed */
+	ktime_t slack;
+	ktime_t max_defer;
+	/* the backstop hrtimer of a bounded deferrable timer is armed */
+	bool backstop;
+	struct dtfd_stats stats;
 	/* the timerfd settime bits of the last successful settime, for fdinfo */
 	u8 settime_flags;
 	u8 mode;		/* enum dtfd_mode */

@@ -107,15 +107,17 @@ static bool dtfd_valid_layout(u32 layout)
 
 /*
  * A periodic timer that fired: advance the deadline past now, arm the next
- * period and return the number of periods that elapsed.
+ * period and return the expirations that passed since the one delivered
+ * (timerfd's "overruns - 1").
  */
 static u64 dtfd_rearm(struct dtimerfd_ctx *ctx)
 {
 	ktime_t now = dtfd_now(ctx);
-	u64 orun = dtfd_forward(ctx, now);
+	u64 missed = dtfd_forward(ctx, now) - 1;
 
+	ctx->stats.expirations += missed;
 	dtfd_arm(ctx, now);
-	return orun;
+	return missed;
 }
 
 /* Program @ctx for @new; the wake-up sources are cancelled. */
@@ -127,6 +129,7 @@ static int dtfd_setup(struct dtimerfd_ctx *ctx, unsigned int flags,
 
 	ctx->expired = false;
 	ctx->queued = false;
+	ctx->backstop = false;
 	ctx->ticks = 0;
 	ctx->tintv = timespec64_to_ktime(new->it_interval);
 	ctx->mode = flags & DTFD_TIMER_DEFERRABLE ? DTFD_MODE_DEFERRABLE :
@@ -247,7 +250,7 @@ static long dtfd_ioctl_gettime(struct dtimerfd_ctx *ctx, void __user *argp)
 	dtfd_check_due(ctx);
 	if (ctx->expired && ctx->tintv) {
 		ctx->expired = false;
-		ctx->ticks += dtfd_rearm(ctx) - 1;
+		ctx->ticks += dtfd_rearm(ctx);
 	}
 	cur.it_value = ktime_to_timespec64(dtfd_remaining(ctx));
 	cur.it_interval = ktime_to_timespec64(ctx->tintv);
@@ -307,12 +310,53 @@ static long dtfd_ioctl_set_ticks(struct dtimerfd_ctx *ctx, void __user *argp)
 	return ret;
 }
 
+/* dtfd_tolerance: slack for strict timers, a bound for deferrable ones */
+static long dtfd_ioctl_set_tolerance(struct dtimerfd_ctx *ctx,
+				     void __user *argp)
+{
+	struct dtfd_tolerance tol;
+
+	if (copy_from_user(&tol, argp, sizeof(tol)))
+		return -EFAULT;
+	if (tol.flags || tol.pad)
+		return -EINVAL;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	ctx->slack = min_t(u64, tol.slack_ns, KTIME_MAX);
+	ctx->max_defer = min_t(u64, tol.max_defer_ns, KTIME_MAX);
+	spin_unlock_irq(&ctx->wqh.lock);
+	return 0;
+}
+
+static long dtfd_ioctl_get_tolerance(struct dtimerfd_ctx *ctx,
+				     void __user *argp)
+{
+	struct dtfd_tolerance tol = { 0 };
+
+	spin_lock_irq(&ctx->wqh.lock);
+	tol.slack_ns = ctx->slack;
+	tol.max_defer_ns = ctx->max_defer;
+	spin_unlock_irq(&ctx->wqh.lock);
+	return copy_to_user(argp, &tol, sizeof(tol)) ? -EFAULT : 0;
+}
+
+static long dtfd_ioctl_get_stats(struct dtimerfd_ctx *ctx, void __user *argp)
+{
+	struct dtfd_stats st;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	st = ctx->stats;
+	spin_unlock_irq(&ctx->wqh.lock);
+	return copy_to_user(argp, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
 static long dtfd_ioctl_features(void __user *argp)
 {
 	struct dtfd_features f = {
 		.version = DTFD_ABI_VERSION,
 		.features = DTFD_FEATURE_DEFERRABLE | DTFD_FEATURE_CANCEL_ON_SET |
-			    DTFD_FEATURE_ALARM,
+			    DTFD_FEATURE_ALARM | DTFD_FEATURE_SLACK |
+			    DTFD_FEATURE_BOUNDED | DTFD_FEATURE_STATS,
 		.settime_flags = DTFD_SETTIME_FLAGS,
 		.clocks = DTFD_CLOCKS,
 	};
@@ -339,6 +383,12 @@ static long dtimerfd_ioctl(struct file *file, unsigned int cmd,
 		return dtfd_ioctl_init(ctx, argp);
 	case DTFD_IOC_FEATURES:
 		return dtfd_ioctl_features(argp);
+	case DTFD_IOC_SET_TOLERANCE:
+		return dtfd_ioctl_set_tolerance(ctx, argp);
+	case DTFD_IOC_GET_TOLERANCE:
+		return dtfd_ioctl_get_tolerance(ctx, argp);
+	case DTFD_IOC_GET_STATS:
+		return dtfd_ioctl_get_stats(ctx, argp);
 	default:
 		return -ENOTTY;
 	}
@@ -375,7 +425,7 @@ static ssize_t dtimerfd_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (ctx->ticks) {
 		ticks = ctx->ticks;
 		if (ctx->expired && ctx->tintv)
-			ticks += dtfd_rearm(ctx) - 1;
+			ticks += dtfd_rearm(ctx);
 		ctx->expired = false;
 		ctx->ticks = 0;
 	}
@@ -413,6 +463,8 @@ static void dtimerfd_show_fdinfo(struct seq_file *m, struct file *file)
 	struct dtimerfd_ctx *ctx = file->private_data;
 	struct timespec64 value, interval;
 	unsigned int flags, mode;
+	ktime_t slack, max_defer;
+	struct dtfd_stats st;
 	int clockid;
 	u64 ticks;
 
@@ -423,6 +475,9 @@ static void dtimerfd_show_fdinfo(struct seq_file *m, struct file *file)
 	mode = ctx->mode;
 	value = ktime_to_timespec64(dtfd_remaining(ctx));
 	interval = ktime_to_timespec64(ctx->tintv);
+	slack = ctx->slack;
+	max_defer = ctx->max_defer;
+	st = ctx->stats;
 	spin_unlock_irq(&ctx->wqh.lock);
 
 	seq_printf(m,
@@ -436,8 +491,20 @@ static void dtimerfd_show_fdinfo(struct seq_file *m, struct file *file)
 		   (unsigned long long)value.tv_nsec,
 		   (unsigned long long)interval.tv_sec,
 		   (unsigned long long)interval.tv_nsec);
-	seq_printf(m, "dtimerfd-mode: %s\n",
-		   mode == DTFD_MODE_DEFERRABLE ? "deferrable" : "strict");
+	seq_printf(m,
+		   "dtimerfd-mode: %s\n"
+		   "dtimerfd-slack-ns: %lld\n"
+		   "dtimerfd-max-defer-ns: %lld\n"
+		   "dtimerfd-expirations: %llu\n"
+		   "dtimerfd-deliveries: %llu\n"
+		   "dtimerfd-late-total-ns: %llu\n"
+		   "dtimerfd-late-max-ns: %llu\n"
+		   "dtimerfd-deferred: %llu\n"
+		   "dtimerfd-backstop: %llu\n",
+		   mode == DTFD_MODE_DEFERRABLE ? "deferrable" : "strict",
+		   slack, max_defer,
+		   st.expirations, st.deliveries, st.late_total_ns,
+		   st.late_max_ns, st.deferred, st.backstop);
 }
 #else
 #define dtimerfd_show_fdinfo NULL

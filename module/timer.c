@@ -31,13 +31,36 @@
 #define DTFD_WHEEL_LVL0		63UL
 #define DTFD_WHEEL_MAX_CHUNK	(63UL << 20)
 
+static void dtfd_hrtimer_start(struct dtimerfd_ctx *ctx, ktime_t range)
+{
+	hrtimer_start_range_ns(&ctx->t.tmr, ctx->expires, ktime_to_ns(range),
+			       HRTIMER_MODE_ABS);
+}
+
+/* Deliver the expiration: count it, wake readers and pollers. */
 static void dtfd_fire(struct dtimerfd_ctx *ctx)
 {
+	s64 late = ktime_sub(dtfd_now(ctx), ctx->expires);
+
 	lockdep_assert_held(&ctx->wqh.lock);
 
+	if (ctx->backstop) {
+		/* delivered within the bound: a running backstop finds !queued */
+		hrtimer_try_to_cancel(&ctx->t.tmr);
+		ctx->backstop = false;
+	}
 	ctx->queued = false;
 	ctx->expired = true;
 	ctx->ticks++;
+	ctx->stats.expirations++;
+	ctx->stats.deliveries++;
+	if (late > 0) {
+		ctx->stats.late_total_ns += late;
+		if (late > ctx->stats.late_max_ns)
+			ctx->stats.late_max_ns = late;
+		if (late > TICK_NSEC)
+			ctx->stats.deferred++;
+	}
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
 }
 
@@ -126,18 +149,30 @@ void dtfd_clock_jumped(struct dtimerfd_ctx *ctx)
 		dtfd_arm_deferrable(ctx, dtfd_now(ctx));
 }
 
-/* Arm the context's wake-up source for @ctx->expires. */
+/*
+ * Arm the context's wake-up source for @ctx->expires: the hrtimer (with
+ * the timer's slack) or the alarm of a strict timer; the deferrable
+ * timer_list, plus a backstop hrtimer at expiry + max_defer when the
+ * deferral is bounded.  The backstop's soft expiry is the deadline itself,
+ * so any hrtimer interrupt after the deadline runs it too: it rides on
+ * other wake-ups, and only wakes the CPU itself at the bound.
+ */
 void dtfd_arm(struct dtimerfd_ctx *ctx, ktime_t now)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
 	ctx->queued = true;
-	if (ctx->mode == DTFD_MODE_DEFERRABLE)
+	if (ctx->mode == DTFD_MODE_DEFERRABLE) {
 		dtfd_arm_deferrable(ctx, now);
-	else if (dtfd_isalarm(ctx))
+		if (ctx->queued && ctx->max_defer) {
+			ctx->backstop = true;
+			dtfd_hrtimer_start(ctx, ctx->max_defer);
+		}
+	} else if (dtfd_isalarm(ctx)) {
 		alarm_start(&ctx->t.alarm, ctx->expires);
-	else
-		hrtimer_start(&ctx->t.tmr, ctx->expires, HRTIMER_MODE_ABS);
+	} else {
+		dtfd_hrtimer_start(ctx, ctx->slack);
+	}
 }
 
 /*
@@ -204,8 +239,15 @@ static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *tmr)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (ctx->queued)
+	if (ctx->queued) {
+		if (ctx->backstop) {
+			/* the deferral hit its bound: the wheel's turn is over */
+			ctx->backstop = false;
+			timer_delete(&ctx->dtmr);
+			ctx->stats.backstop++;
+		}
 		dtfd_fire(ctx);
+	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 	return HRTIMER_NORESTART;
 }
@@ -318,7 +360,10 @@ int dtfd_timer_try_cancel(struct dtimerfd_ctx *ctx)
 		ret = alarm_try_to_cancel(&ctx->t.alarm);
 	else
 		ret = hrtimer_try_to_cancel(&ctx->t.tmr);
-	if (ret < 0 || !ctx->wheel_used)
+	if (ret < 0)
+		return ret;
+	ctx->backstop = false;
+	if (!ctx->wheel_used)
 		return ret;
 	/* strict timers never pay for the wheel's base lock */
 	ret = timer_delete_sync_try(&ctx->dtmr);

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 #include <linux/capability.h>
@@ -248,4 +249,91 @@ DTFD_API int dtimerfd_gettime(int fd, struct itimerspec *curr_value)
 		err = EINVAL;
 	errno = err;
 	return -1;
+}
+
+/* Tolerance and statistics: plain ioctls; EINVAL on anything but ours. */
+static int dtimerfd_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int err, kind;
+
+	if (!ioctl(fd, cmd, arg))
+		return 0;
+	err = errno;
+	kind = is_dtimerfd(fd);
+	errno = kind < 0 ? EBADF : kind ? err : EINVAL;
+	return -1;
+}
+
+DTFD_API int dtimerfd_set_tolerance(int fd, uint64_t slack_ns,
+				    uint64_t max_defer_ns)
+{
+	struct dtfd_tolerance tol = {
+		.slack_ns = slack_ns,
+		.max_defer_ns = max_defer_ns,
+	};
+
+	return dtimerfd_ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
+}
+
+DTFD_API int dtimerfd_get_stats(int fd, struct dtfd_stats *stats)
+{
+	return dtimerfd_ioctl(fd, DTFD_IOC_GET_STATS, stats);
+}
+
+/*
+ * A sleep on a one-shot timer of its own: deferrable, it never wakes an
+ * idle CPU.  Error numbers as clock_nanosleep(2): EINVAL for a bad clock,
+ * flags or request, EINTR (with *remain for relative sleeps) when a signal
+ * handler interrupted it, ENODEV without the module.
+ */
+DTFD_API int dtimerfd_nanosleep(clockid_t clockid, int flags,
+				const struct timespec *request,
+				struct timespec *remain)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } }, left;
+	uint64_t ticks;
+	int fd, err = 0;
+	ssize_t r;
+
+	if (flags & ~(DTFD_TIMER_ABSTIME | DTFD_TIMER_DEFERRABLE))
+		return EINVAL;
+	fd = dtimerfd_create(clockid, DTFD_CLOEXEC);
+	if (fd < 0)
+		return errno;
+
+	/* the request is the kernel's to read: EFAULT, not SIGSEGV */
+	its.it_value.tv_sec = 0;
+	if (syscall(SYS_process_vm_readv, getpid(),
+		    &(struct iovec){ &its.it_value, sizeof(its.it_value) }, 1UL,
+		    &(struct iovec){ (void *)request, sizeof(its.it_value) }, 1UL,
+		    0UL) != (long)sizeof(its.it_value)) {
+		err = EFAULT;
+		goto out;
+	}
+	if (its.it_value.tv_nsec < 0 || its.it_value.tv_nsec >= 1000000000L ||
+	    its.it_value.tv_sec < 0) {
+		err = EINVAL;
+		goto out;
+	}
+	/* a zero relative request returns at once; settime would disarm */
+	if (!its.it_value.tv_sec && !its.it_value.tv_nsec) {
+		if (flags & DTFD_TIMER_ABSTIME)
+			its.it_value.tv_nsec = 1;	/* long past: fires at once */
+		else
+			goto out;
+	}
+	if (dtimerfd_settime(fd, flags, &its, NULL)) {
+		err = errno;
+		goto out;
+	}
+	r = read(fd, &ticks, sizeof(ticks));
+	if (r < 0) {
+		err = errno;
+		if (err == EINTR && remain && !(flags & DTFD_TIMER_ABSTIME) &&
+		    !dtimerfd_gettime(fd, &left))
+			*remain = left.it_value;
+	}
+out:
+	close(fd);
+	return err;
 }

@@ -39,6 +39,9 @@
 #define DTFD_FEATURE_CANCEL_ON_SET	(1ULL << 1)
 #define DTFD_FEATURE_ALARM		(1ULL << 2)
 #define DTFD_FEATURE_TIMENS		(1ULL << 3)
+#define DTFD_FEATURE_SLACK		(1ULL << 4)	/* dtfd_tolerance.slack_ns */
+#define DTFD_FEATURE_BOUNDED		(1ULL << 5)	/* dtfd_tolerance.max_defer_ns */
+#define DTFD_FEATURE_STATS		(1ULL << 6)	/* DTFD_IOC_GET_STATS */
 
 /**
  * struct dtfd_features - what this module supports (DTFD_IOC_FEATURES)
@@ -96,6 +99,47 @@ struct dtfd_gettime {
 	__u64 curr_value;
 };
 
+/**
+ * struct dtfd_tolerance - how late the timer may be delivered
+ * @slack_ns:	  strict timers: any time in [expiry, expiry + slack_ns], so
+ *		  the kernel can serve it with another wake-up
+ *		  (hrtimer_start_range_ns()); 0, the default, is timerfd's
+ *		  exact expiry.  Alarm timers ignore it.
+ * @max_defer_ns: deferrable timers: delivered no later than expiry +
+ *		  max_defer_ns even when their CPU stays idle; 0, the
+ *		  default, defers without bound.
+ * @flags:	  zero
+ * @pad:	  zero
+ *
+ * DTFD_IOC_SET_TOLERANCE takes effect from the next time the timer is
+ * armed: settime, or the re-arming of a periodic timer by read or gettime.
+ */
+struct dtfd_tolerance {
+	__u64 slack_ns;
+	__u64 max_defer_ns;
+	__u32 flags;
+	__u32 pad;
+};
+
+/**
+ * struct dtfd_stats - what the timer did since it was opened
+ * @expirations:   expiry times passed, overruns included
+ * @deliveries:	   times expirations were delivered (woke readers), by the
+ *		   timer itself or by a read, poll or gettime that found them due
+ * @late_total_ns: sum over the deliveries of how late each was
+ * @late_max_ns:   the latest delivery
+ * @deferred:	   deliveries later than one jiffy past their expiry
+ * @backstop:	   deliveries made by the max_defer_ns bound
+ */
+struct dtfd_stats {
+	__u64 expirations;
+	__u64 deliveries;
+	__u64 late_total_ns;
+	__u64 late_max_ns;
+	__u64 deferred;
+	__u64 backstop;
+};
+
 #define DTFD_IOC_MAGIC		0xD7
 
 #define DTFD_IOC_FEATURES	_IOR(DTFD_IOC_MAGIC, 0, struct dtfd_features)
@@ -104,5 +148,8 @@ struct dtfd_gettime {
 #define DTFD_IOC_GETTIME	_IOW(DTFD_IOC_MAGIC, 3, struct dtfd_gettime)
 /* Same rules as TFD_IOC_SET_TICKS: 0 is EINVAL, sets (not adds) the count */
 #define DTFD_IOC_SET_TICKS	_IOW(DTFD_IOC_MAGIC, 4, __u64)
+#define DTFD_IOC_SET_TOLERANCE	_IOW(DTFD_IOC_MAGIC, 5, struct dtfd_tolerance)
+#define DTFD_IOC_GET_TOLERANCE	_IOR(DTFD_IOC_MAGIC, 6, struct dtfd_tolerance)
+#define DTFD_IOC_GET_STATS	_IOR(DTFD_IOC_MAGIC, 7, struct dtfd_stats)
 
 #endif /* _UAPI_LINUX_DTIMERFD_H */

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Beyond timerfd: per-timer slack for strict timers, bounded deferral for
+ * deferrable ones, per-timer statistics (DTFD_IOC_SET_TOLERANCE,
+ * DTFD_IOC_GET_STATS, fdinfo) and dtimerfd_nanosleep().
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+
+#include "harness.h"
+
+#define TCG_MARGIN	MS(300)		/* a loaded TCG host stalls guests */
+
+struct spinner {
+	pthread_t thread;
+	int cpu;
+	atomic_int stop;
+};
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_OK(sched_setaffinity(0, sizeof(set), &set));
+}
+
+static void *spin(void *arg)
+{
+	struct spinner *s = arg;
+	struct sched_param sp = { 0 };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(s->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+static void spinner_start(struct spinner *s, int cpu)
+{
+	s->cpu = cpu;
+	atomic_store(&s->stop, 0);
+	ASSERT(pthread_create(&s->thread, NULL, spin, s) == 0);
+}
+
+static void spinner_stop(struct spinner *s)
+{
+	atomic_store(&s->stop, 1);
+	pthread_join(s->thread, NULL);
+}
+
+static int dcreate(void)
+{
+	int fd = dtimerfd_create(CLOCK_MONOTONIC, DTFD_CLOEXEC);
+
+	ASSERTF(fd >= 0, "dtimerfd_create: %s", strerror(errno));
+	return fd;
+}
+
+static int arm_abs(int fd, int flags, long long at, long long interval)
+{
+	struct itimerspec its = h_its(at, interval);
+
+	return dtimerfd_settime(fd, flags | DTFD_TIMER_ABSTIME, &its, NULL);
+}
+
+/* get/set round trip, validation, fdinfo, and the errno on foreign fds */
+TEST(tolerance_abi, T_DTFD_ONLY | T_NO_DEFER, 10)
+{
+	struct dtfd_tolerance tol = { 0 };
+	struct h_fdinfo fi;
+	int fd = dcreate();
+
+	ASSERT_OK(ioctl(fd, DTFD_IOC_GET_TOLERANCE, &tol));
+	EXPECT(tol.slack_ns == 0 && tol.max_defer_ns == 0);
+	EXPECT_OK(dtimerfd_set_tolerance(fd, 1234567, 89000000));
+	ASSERT_OK(ioctl(fd, DTFD_IOC_GET_TOLERANCE, &tol));
+	EXPECT(tol.slack_ns == 1234567 && tol.max_defer_ns == 89000000);
+	ASSERT_OK(h_fdinfo(fd, &fi));
+	EXPECT(fi.nlines == 5 && fi.ordered);
+	EXPECT(strstr(fi.extra, "dtimerfd-slack-ns: 1234567\n") != NULL);
+	EXPECT(strstr(fi.extra, "dtimerfd-max-defer-ns: 89000000\n") != NULL);
+
+	tol.flags = 1;
+	EXPECT_ERR(ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol), EINVAL);
+	tol.flags = 0;
+	tol.pad = 1;
+	EXPECT_ERR(ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol), EINVAL);
+	EXPECT_ERR(ioctl(fd, DTFD_IOC_SET_TOLERANCE, h_bad_ptr()), EFAULT);
+	/* huge values saturate instead of failing */
+	EXPECT_OK(dtimerfd_set_tolerance(fd, UINT64_MAX, UINT64_MAX));
+	ASSERT_OK(ioctl(fd, DTFD_IOC_GET_TOLERANCE, &tol));
+	EXPECT(tol.slack_ns == (uint64_t)INT64_MAX);
+
+	EXPECT_ERR(dtimerfd_set_tolerance(-1, 0, 0), EBADF);
+	EXPECT_ERR(dtimerfd_set_tolerance(0, 0, 0), EINVAL);
+	EXPECT_ERR(dtimerfd_get_stats(-1, &(struct dtfd_stats){ 0 }), EBADF);
+	close(fd);
+}
+
+/*
+ * Slack: never early, never later than the slack (plus TCG's margin);
+ * with a timer due later on the same CPU, the slack lets the first ride
+ * on the second's interrupt.
+ */
+TEST(slack_window, T_DTFD_ONLY | T_NO_DEFER, 60)
+{
+	int a = dcreate(), b = dcreate(), k, rode = 0;
+
+	pin_self(0);
+	ASSERT_OK(dtimerfd_set_tolerance(a, MS(400), 0));
+	for (k = 0; k < 5; k++) {
+		long long t0 = h_now(CLOCK_MONOTONIC), got;
+		uint64_t ticks;
+
+		ASSERT_OK(arm_abs(a, 0, t0 + MS(50), 0));
+		ASSERT_OK(arm_abs(b, 0, t0 + MS(250), 0));
+		ASSERT(h_read(a, &ticks) == 8 && ticks == 1);
+		got = h_now(CLOCK_MONOTONIC) - t0;
+		EXPECTF(got >= MS(50), "early: %lld ns", got);
+		EXPECTF(got <= MS(450) + TCG_MARGIN, "late: %lld ns", got);
+		if (got >= MS(240))
+			rode++;
+		ASSERT(h_read(b, &ticks) == 8 && ticks == 1);
+	}
+	h_diag("50 ms timer with 400 ms slack rode on the 250 ms timer %d of 5 times",
+	       rode);
+	close(a);
+	close(b);
+}
+
+/* Slack 0 is timerfd: a strict timer stays on time. */
+TEST(slack_zero_is_exact, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	int fd = dcreate(), k;
+	long long worst = 0;
+
+	for (k = 0; k < 10; k++) {
+		long long t0 = h_now(CLOCK_MONOTONIC), late;
+		uint64_t ticks;
+
+		ASSERT_OK(arm_abs(fd, 0, t0 + MS(20), 0));
+		ASSERT(h_read(fd, &ticks) == 8);
+		late = h_now(CLOCK_MONOTONIC) - t0 - MS(20);
+		EXPECT(late >= 0);
+		if (late > worst)
+			worst = late;
+	}
+	h_diag("worst lateness %.3f ms", worst / 1e6);
+	EXPECT(worst < TCG_MARGIN);
+	close(fd);
+}
+
+/*
+ * Bounded deferral: armed on CPU 0, which then idles, read from a busy
+ * CPU 1.  Without a bound the expiry waits for CPU 0; with one it arrives
+ * by the bound, delivered by the backstop.
+ */
+TEST(bounded_deferral, T_DTFD_ONLY | T_NO_DEFER, 90)
+{
+	int fd = dcreate(), k, backstopped = 0;
+	struct dtfd_stats st;
+	struct spinner s;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		h_skip("needs two CPUs");
+	ASSERT_OK(dtimerfd_set_tolerance(fd, 0, MS(30)));
+	spinner_start(&s, 1);
+	for (k = 0; k < 10; k++) {
+		long long t0, got;
+		uint64_t ticks;
+
+		pin_self(0);
+		t0 = h_now(CLOCK_MONOTONIC);
+		ASSERT_OK(arm_abs(fd, DTFD_TIMER_DEFERRABLE, t0 + MS(20), 0));
+		pin_self(1);
+		ASSERT(h_read(fd, &ticks) == 8 && ticks == 1);
+		got = h_now(CLOCK_MONOTONIC) - t0;
+		EXPECTF(got >= MS(20), "early: %lld ns", got);
+		EXPECTF(got <= MS(50) + TCG_MARGIN, "round %d: %lld ns", k, got);
+	}
+	spinner_stop(&s);
+	ASSERT_OK(dtimerfd_get_stats(fd, &st));
+	backstopped = (int)st.backstop;
+	h_diag("10 deliveries, %d by the backstop, latest %.3f ms late",
+	       backstopped, st.late_max_ns / 1e6);
+	EXPECT(st.deliveries == 10 && st.expirations == 10);
+	EXPECT(st.backstop <= st.deliveries);
+	close(fd);
+}
+
+/*
+ * A periodic bounded timer counts every period exactly once, whichever of
+ * the wheel and the backstop delivers: no double ticks, none lost.
+ */
+TEST(bounded_no_double_tick, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	int fd = dcreate();
+	long long start = h_now(CLOCK_MONOTONIC) + MS(10), end, due;
+	unsigned long long total = 0;
+	struct dtfd_stats st;
+	uint64_t ticks;
+
+	ASSERT_OK(dtimerfd_set_tolerance(fd, 0, MS(8)));
+	ASSERT_OK(arm_abs(fd, DTFD_TIMER_DEFERRABLE, start, MS(10)));
+	while (h_now(CLOCK_MONOTONIC) < start + SEC(1)) {
+		ASSERT(h_read(fd, &ticks) == 8);
+		total += ticks;
+	}
+	h_set_nonblock(fd, 1);
+	if (h_read(fd, &ticks) == 8)
+		total += ticks;
+	end = h_now(CLOCK_MONOTONIC);
+	due = (end - start) / MS(10) + 1;
+	EXPECTF((long long)total <= due && (long long)total >= due - 1,
+		"%llu expirations read, %lld due", total, due);
+	ASSERT_OK(dtimerfd_get_stats(fd, &st));
+	EXPECT(st.deliveries <= st.expirations);
+	EXPECTF(st.expirations >= total, "stats %llu, read %llu",
+		(unsigned long long)st.expirations, total);
+	close(fd);
+}
+
+/* Statistics: expirations include overruns; lateness is recorded. */
+TEST(stats_counts, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	int fd = dcreate();
+	long long start = h_now(CLOCK_MONOTONIC) + MS(10);
+	struct dtfd_stats st;
+	struct h_fdinfo fi;
+	uint64_t ticks;
+	char want[64];
+
+	ASSERT_OK(dtimerfd_get_stats(fd, &st));
+	EXPECT(st.expirations == 0 && st.deliveries == 0);
+	ASSERT_OK(arm_abs(fd, 0, start, MS(10)));
+	h_sleep_ns(start + MS(105) - h_now(CLOCK_MONOTONIC));
+	ASSERT(h_read(fd, &ticks) == 8);
+	ASSERT_OK(dtimerfd_get_stats(fd, &st));
+	/* one delivery by the hrtimer; the rest counted when read re-armed */
+	EXPECTF(st.expirations == ticks, "%llu vs %llu",
+		(unsigned long long)st.expirations, (unsigned long long)ticks);
+	EXPECT(st.deliveries == 1);
+	EXPECT(st.late_total_ns <= st.late_max_ns * st.deliveries);
+	ASSERT_OK(h_fdinfo(fd, &fi));
+	snprintf(want, sizeof(want), "dtimerfd-expirations: %llu\n",
+		 (unsigned long long)st.expirations);
+	EXPECT(strstr(fi.extra, want) != NULL);
+	EXPECT(strstr(fi.extra, "dtimerfd-deliveries: 1\n") != NULL);
+	close(fd);
+}
+
+/* A deferrable timer read from an idle CPU's point of view is deferred. */
+TEST(stats_deferred, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	int fd = dcreate();
+	struct dtfd_stats st;
+	uint64_t ticks;
+
+	pin_self(0);
+	/* due 10 ms from now; look after 300 ms: delivered on access at least */
+	ASSERT_OK(arm_abs(fd, DTFD_TIMER_DEFERRABLE,
+			  h_now(CLOCK_MONOTONIC) + MS(10), 0));
+	h_sleep_ns(MS(300));
+	h_set_nonblock(fd, 1);
+	ASSERT(h_read(fd, &ticks) == 8 && ticks == 1);
+	ASSERT_OK(dtimerfd_get_stats(fd, &st));
+	EXPECT(st.deliveries == 1 && st.expirations == 1);
+	h_diag("delivered %.3f ms late, deferred=%llu", st.late_max_ns / 1e6,
+	       (unsigned long long)st.deferred);
+	EXPECT(st.late_max_ns > 0);
+	EXPECT(st.deferred == (st.late_max_ns > 4000000ULL ? 1 : 0) ||
+	       st.late_max_ns <= 10000000ULL);
+	close(fd);
+}
+
+/* ---- dtimerfd_nanosleep() ---- */
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+TEST(nanosleep_basics, T_DTFD_ONLY | T_NO_DEFER, 60)
+{
+	struct timespec req = { 0, MS(50) }, rem = { 0, 0 };
+	struct spinner s;
+	long long t0, got;
+
+	pin_self(0);
+	spinner_start(&s, 0);
+	/* relative, strict and deferrable: never short */
+	t0 = h_now(CLOCK_MONOTONIC);
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, &req, NULL) == 0);
+	got = h_now(CLOCK_MONOTONIC) - t0;
+	EXPECTF(got >= MS(50) && got < MS(50) + TCG_MARGIN, "%lld ns", got);
+	t0 = h_now(CLOCK_MONOTONIC);
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, DTFD_TIMER_DEFERRABLE,
+				  &req, NULL) == 0);
+	got = h_now(CLOCK_MONOTONIC) - t0;
+	EXPECTF(got >= MS(50) && got < MS(50) + TCG_MARGIN, "%lld ns", got);
+	/* absolute */
+	t0 = h_now(CLOCK_MONOTONIC);
+	req = h_ns_ts(t0 + MS(30));
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC,
+				  DTFD_TIMER_ABSTIME | DTFD_TIMER_DEFERRABLE,
+				  &req, NULL) == 0);
+	EXPECT(h_now(CLOCK_MONOTONIC) >= t0 + MS(30));
+	/* in the past, and zero: at once */
+	req = h_ns_ts(t0 - SEC(1));
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, DTFD_TIMER_ABSTIME, &req,
+				  NULL) == 0);
+	req.tv_sec = 0;
+	req.tv_nsec = 0;
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, &req, NULL) == 0);
+	spinner_stop(&s);
+
+	/* errors, as clock_nanosleep(2) numbers them */
+	req.tv_nsec = 1000000000;
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, &req, NULL) == EINVAL);
+	req.tv_nsec = 0;
+	EXPECT(dtimerfd_nanosleep(CLOCK_TAI, 0, &req, NULL) == EINVAL);
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0x100, &req, NULL) ==
+	       EINVAL);
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, h_bad_ptr(), NULL) ==
+	       EFAULT);
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, NULL, NULL) == EFAULT);
+	(void)rem;
+}
+
+TEST(nanosleep_eintr, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct timespec req = { 2, 0 }, rem = { 0, 0 };
+	struct itimerval it = { { 0, 0 }, { 0, 200000 } };
+	long long left;
+
+	ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
+	ASSERT_OK(setitimer(ITIMER_REAL, &it, NULL));
+	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem) == EINTR);
+	left = h_ts_ns(&rem);
+	EXPECTF(left > 0 && left <= SEC(2) - MS(150), "remain %lld ns", left);
+}
+
+TEST_MAIN()
