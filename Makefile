@@ -139,8 +139,7 @@ install-lib: userlib
 
 install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man7
-	$(INSTALL) -m 644 man/dtimerfd_create.3 man/dtimerfd_settime.3 \
-		man/dtimerfd_gettime.3 $(DESTDIR)$(MANDIR)/man3/
+	$(INSTALL) -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 man/dtimerfd.4 $(DESTDIR)$(MANDIR)/man4/
 	$(INSTALL) -m 644 man/dtimerfd.7 $(DESTDIR)$(MANDIR)/man7/
 
@@ -154,8 +153,8 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libdtimerfd.a $(DESTDIR)$(LIBDIR)/libdtimerfd.so* \
 	      $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h \
 	      $(DESTDIR)$(PKGCONFIGDIR)/libdtimerfd.pc \
-	      $(DESTDIR)$(MANDIR)/man3/dtimerfd_create.3 $(DESTDIR)$(MANDIR)/man3/dtimerfd_settime.3 \
-	      $(DESTDIR)$(MANDIR)/man3/dtimerfd_gettime.3 $(DESTDIR)$(MANDIR)/man4/dtimerfd.4 \
+	      $(patsubst man/%.3,$(DESTDIR)$(MANDIR)/man3/%.3,$(wildcard man/*.3)) \
+	      $(DESTDIR)$(MANDIR)/man4/dtimerfd.4 \
 	      $(DESTDIR)$(MANDIR)/man7/dtimerfd.7 \
 	      $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules $(DESTDIR)$(MODULESLOADDIR)/dtimerfd.conf
 
