@@ -33,7 +33,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
 .PHONY: all module userlib tests examples deps check check-quick demo lint \
-	checkpatch sparse uapi-check warnings kdir-check bench bench-smoke \
+	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
 	install-data uninstall dkms-install clean clean-module help
 
@@ -91,7 +91,10 @@ bench-smoke:
 debug-kernel: deps
 	vm/build-debug-kernel
 
-lint: uapi-check checkpatch sparse warnings
+lint: uapi-check checkpatch sparse warnings man-check
+
+man-check:
+	scripts/man-check
 
 # W=1 adds kernel-doc and extra warnings: the module must stay silent.
 warnings: kdir-check
