@@ -27,11 +27,13 @@ eval cdf('lat.busy.oneshot', '')
 set title "busy guest (spinner per CPU), periodic"
 eval cdf('lat.busy.periodic', '')
 
-set title "deferrable lateness on a busy CPU (by interval)"
+set title "lateness on a busy CPU: deferrable by interval, strict (dashed) beside them"
 set arrow 1 from target, graph 0 to target, graph 1 nohead dt 2 lc rgb 'black'
 set label 1 "target" at target, graph 0.05 offset 0.5,0
 lf(i) = sprintf("%s/q_late.%s_deferrable.dat", dir, i)
-plot for [i in lates] lf(i) u ($1>1?$1:1):2 w lp ps 0.5 t i
+ls(i) = sprintf("%s/q_late.%s_strict.dat", dir, i)
+plot for [i in lates] lf(i) u ($1>1?$1:1):2 w lp ps 0.5 t i, \
+     for [i in lates] ls(i) u ($1>1?$1:1):2 w l dt 2 lc rgb 'gray40' t (i eq word(lates, 1) ? 'strict' : '')
 unset arrow 1
 unset label 1
 
