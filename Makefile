@@ -22,9 +22,15 @@ SHELL := /bin/bash
 TOP := $(CURDIR)
 
 # Newest installed Debian amd64 kernel headers, unless KVER= says otherwise.
-KVER ?= $(shell vm/kver)
+ifeq ($(strip $(KVER)),)
+KVER := $(shell vm/kver)
+endif
 KDIR ?= /lib/modules/$(KVER)/build
+# Exported only once known: on a bare machine the sub-makes of check and
+# demo must look again after `deps` has installed the headers.
+ifneq ($(KVER),)
 export KVER KDIR
+endif
 
 VERSION := $(shell cat $(TOP)/VERSION)
 DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dirty 2>/dev/null) && echo +$$g)
@@ -178,6 +184,7 @@ clean: clean-module
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tests clean
 	$(MAKE) -C examples clean
+	$(MAKE) -C bench clean
 	rm -rf build
 
 help:

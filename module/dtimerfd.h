@@ -109,9 +109,30 @@ void dtfd_timer_shutdown(struct dtimerfd_ctx *ctx);
 ktime_t dtfd_now(const struct dtimerfd_ctx *ctx);
 void dtfd_arm(struct dtimerfd_ctx *ctx, ktime_t now);
 u64 dtfd_forward(struct dtimerfd_ctx *ctx, ktime_t now);
-void dtfd_check_due(struct dtimerfd_ctx *ctx);
+void dtfd_deliver_due(struct dtimerfd_ctx *ctx, ktime_t now);
 void dtfd_clock_jumped(struct dtimerfd_ctx *ctx);
-ktime_t dtfd_remaining(const struct dtimerfd_ctx *ctx);
+
+/* A deferrable timer waiting for its CPU: it may be due without having fired. */
+static inline bool dtfd_deferred(const struct dtimerfd_ctx *ctx)
+{
+	return ctx->queued && ctx->mode == DTFD_MODE_DEFERRABLE;
+}
+
+/* Deliver a deferrable timer that is due; strict timers cost nothing here. */
+static inline void dtfd_check_due(struct dtimerfd_ctx *ctx)
+{
+	if (dtfd_deferred(ctx))
+		dtfd_deliver_due(ctx, dtfd_now(ctx));
+}
+
+/* Time to the deadline at @now, 0 once passed (timerfd_get_remaining()). */
+static inline ktime_t dtfd_remaining(const struct dtimerfd_ctx *ctx,
+				     ktime_t now)
+{
+	ktime_t rem = ktime_sub(ctx->expires, now);
+
+	return rem < 0 ? 0 : rem;
+}
 
 /* clock.c: clock changes, resume and time namespaces */
 int dtfd_clock_init(void);

@@ -110,9 +110,8 @@ static bool dtfd_valid_layout(u32 layout)
  * period and return the expirations that passed since the one delivered
  * (timerfd's "overruns - 1").
  */
-static u64 dtfd_rearm(struct dtimerfd_ctx *ctx)
+static u64 dtfd_rearm(struct dtimerfd_ctx *ctx, ktime_t now)
 {
-	ktime_t now = dtfd_now(ctx);
 	u64 missed = dtfd_forward(ctx, now) - 1;
 
 	ctx->stats.expirations += missed;
@@ -120,12 +119,15 @@ static u64 dtfd_rearm(struct dtimerfd_ctx *ctx)
 	return missed;
 }
 
-/* Program @ctx for @new; the wake-up sources are cancelled. */
+/*
+ * Program @ctx for @new; the wake-up sources are cancelled.  @now is the
+ * time on the clock the old setting was measured on.
+ */
 static int dtfd_setup(struct dtimerfd_ctx *ctx, unsigned int flags,
-		      const struct itimerspec64 *new)
+		      const struct itimerspec64 *new, ktime_t now)
 {
 	ktime_t texp = timespec64_to_ktime(new->it_value);
-	ktime_t now;
+	int old_eclock = ctx->eclock;
 
 	ctx->expired = false;
 	ctx->queued = false;
@@ -139,7 +141,8 @@ static int dtfd_setup(struct dtimerfd_ctx *ctx, unsigned int flags,
 		dtfd_timer_bind(ctx);
 
 	if (texp) {
-		now = dtfd_now(ctx);
+		if (ctx->eclock != old_eclock)
+			now = dtfd_now(ctx);
 		if (flags & DTFD_TIMER_ABSTIME)
 			texp = dtfd_timens_to_host(ctx->clockid, texp);
 		else
@@ -163,6 +166,7 @@ static int dtfd_setup(struct dtimerfd_ctx *ctx, unsigned int flags,
 static int dtfd_settime(struct dtimerfd_ctx *ctx, unsigned int flags,
 			const struct itimerspec64 *new, struct itimerspec64 *old)
 {
+	ktime_t now;
 	int ret;
 
 	dtfd_clock_watch(ctx, dtfd_watch_for(ctx, flags));
@@ -181,13 +185,14 @@ static int dtfd_settime(struct dtimerfd_ctx *ctx, unsigned int flags,
 	 * An expired periodic timer is advanced so the old value tells when
 	 * it would have fired next; ticks do not matter, they are reset.
 	 */
+	now = dtfd_now(ctx);
 	if (ctx->expired && ctx->tintv)
-		dtfd_forward(ctx, dtfd_now(ctx));
+		dtfd_forward(ctx, now);
 
-	old->it_value = ktime_to_timespec64(dtfd_remaining(ctx));
+	old->it_value = ktime_to_timespec64(dtfd_remaining(ctx, now));
 	old->it_interval = ktime_to_timespec64(ctx->tintv);
 
-	ret = dtfd_setup(ctx, flags, new);
+	ret = dtfd_setup(ctx, flags, new, now);
 	spin_unlock_irq(&ctx->wqh.lock);
 	return ret;
 }
@@ -235,7 +240,27 @@ static long dtfd_ioctl_settime(struct dtimerfd_ctx *ctx, void __user *argp)
 	return 0;
 }
 
-/* timerfd_gettime(2) */
+/*
+ * timerfd_gettime(2), into @cur: one clock read, for the deferrable check,
+ * the periodic re-arm and the remaining time alike.
+ */
+static void dtfd_gettime(struct dtimerfd_ctx *ctx, struct itimerspec64 *cur)
+{
+	ktime_t now;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	now = dtfd_now(ctx);
+	if (dtfd_deferred(ctx))
+		dtfd_deliver_due(ctx, now);
+	if (ctx->expired && ctx->tintv) {
+		ctx->expired = false;
+		ctx->ticks += dtfd_rearm(ctx, now);
+	}
+	cur->it_value = ktime_to_timespec64(dtfd_remaining(ctx, now));
+	cur->it_interval = ktime_to_timespec64(ctx->tintv);
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
 static long dtfd_ioctl_gettime(struct dtimerfd_ctx *ctx, void __user *argp)
 {
 	struct dtfd_gettime arg;
@@ -245,18 +270,17 @@ static long dtfd_ioctl_gettime(struct dtimerfd_ctx *ctx, void __user *argp)
 		return -EFAULT;
 	if (!dtfd_valid_layout(arg.layout) || arg.pad)
 		return -EINVAL;
-
-	spin_lock_irq(&ctx->wqh.lock);
-	dtfd_check_due(ctx);
-	if (ctx->expired && ctx->tintv) {
-		ctx->expired = false;
-		ctx->ticks += dtfd_rearm(ctx);
-	}
-	cur.it_value = ktime_to_timespec64(dtfd_remaining(ctx));
-	cur.it_interval = ktime_to_timespec64(ctx->tintv);
-	spin_unlock_irq(&ctx->wqh.lock);
-
+	dtfd_gettime(ctx, &cur);
 	return dtfd_put_its(&cur, arg.layout, arg.curr_value) ? -EFAULT : 0;
+}
+
+/* DTFD_IOC_GETTIME64: the argument is the caller's itimerspec itself */
+static long dtfd_ioctl_gettime64(struct dtimerfd_ctx *ctx, void __user *argp)
+{
+	struct itimerspec64 cur;
+
+	dtfd_gettime(ctx, &cur);
+	return put_itimerspec64(&cur, argp) ? -EFAULT : 0;
 }
 
 /* Bind the clock, as timerfd_create(2) does; once, before any settime. */
@@ -375,6 +399,8 @@ static long dtimerfd_ioctl(struct file *file, unsigned int cmd,
 	switch (cmd) {
 	case DTFD_IOC_SETTIME:
 		return dtfd_ioctl_settime(ctx, argp);
+	case DTFD_IOC_GETTIME64:
+		return dtfd_ioctl_gettime64(ctx, argp);
 	case DTFD_IOC_GETTIME:
 		return dtfd_ioctl_gettime(ctx, argp);
 	case DTFD_IOC_SET_TICKS:
@@ -425,7 +451,7 @@ static ssize_t dtimerfd_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (ctx->ticks) {
 		ticks = ctx->ticks;
 		if (ctx->expired && ctx->tintv)
-			ticks += dtfd_rearm(ctx);
+			ticks += dtfd_rearm(ctx, dtfd_now(ctx));
 		ctx->expired = false;
 		ctx->ticks = 0;
 	}
@@ -473,7 +499,7 @@ static void dtimerfd_show_fdinfo(struct seq_file *m, struct file *file)
 	ticks = ctx->ticks;
 	flags = ctx->settime_flags;
 	mode = ctx->mode;
-	value = ktime_to_timespec64(dtfd_remaining(ctx));
+	value = ktime_to_timespec64(dtfd_remaining(ctx, dtfd_now(ctx)));
 	interval = ktime_to_timespec64(ctx->tintv);
 	slack = ctx->slack;
 	max_defer = ctx->max_defer;

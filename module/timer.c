@@ -37,10 +37,10 @@ static void dtfd_hrtimer_start(struct dtimerfd_ctx *ctx, ktime_t range)
 			       HRTIMER_MODE_ABS);
 }
 
-/* Deliver the expiration: count it, wake readers and pollers. */
-static void dtfd_fire(struct dtimerfd_ctx *ctx)
+/* Deliver the expiration at @now: count it, wake readers and pollers. */
+static void dtfd_fire(struct dtimerfd_ctx *ctx, ktime_t now)
 {
-	s64 late = ktime_sub(dtfd_now(ctx), ctx->expires);
+	s64 late = ktime_sub(now, ctx->expires);
 
 	lockdep_assert_held(&ctx->wqh.lock);
 
@@ -107,7 +107,7 @@ static void dtfd_arm_deferrable(struct dtimerfd_ctx *ctx, ktime_t now)
 	s64 delta = ktime_sub(ctx->expires, now);
 
 	if (delta <= 0) {
-		dtfd_fire(ctx);
+		dtfd_fire(ctx, now);
 		return;
 	}
 	ctx->wheel_used = true;
@@ -124,17 +124,19 @@ static void dtfd_arm_deferrable(struct dtimerfd_ctx *ctx, ktime_t now)
  */
 void dtfd_clock_jumped(struct dtimerfd_ctx *ctx)
 {
+	ktime_t now;
 	s64 delta;
 
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	if (!ctx->queued || ctx->mode != DTFD_MODE_DEFERRABLE)
+	if (!dtfd_deferred(ctx))
 		return;
 	/* a callback already running finds the new state under our lock */
 	timer_delete(&ctx->dtmr);
-	delta = ktime_sub(ctx->expires, dtfd_now(ctx));
+	now = dtfd_now(ctx);
+	delta = ktime_sub(ctx->expires, now);
 	if (delta <= 0) {
-		dtfd_fire(ctx);
+		dtfd_fire(ctx, now);
 		return;
 	}
 	ctx->dtmr.expires = jiffies + dtfd_defer_jiffies(delta);
@@ -146,7 +148,7 @@ void dtfd_clock_jumped(struct dtimerfd_ctx *ctx)
 	if (cpu_online(ctx->cpu))
 		add_timer_on(&ctx->dtmr, ctx->cpu);
 	else
-		dtfd_arm_deferrable(ctx, dtfd_now(ctx));
+		dtfd_arm_deferrable(ctx, now);
 }
 
 /*
@@ -209,28 +211,19 @@ u64 dtfd_forward(struct dtimerfd_ctx *ctx, ktime_t now)
 
 /*
  * A deferrable timer whose CPU sleeps is not fired, but it is due: whoever
- * looks at it (read, poll, gettime, settime) delivers it.  Strict timers
- * are delivered by their hrtimer on time and need no look.
+ * looks at it (read, poll, gettime, settime) delivers it, through
+ * dtfd_check_due() in dtimerfd.h.  Strict timers are delivered by their
+ * hrtimer on time and need no look.
  */
-void dtfd_check_due(struct dtimerfd_ctx *ctx)
+void dtfd_deliver_due(struct dtimerfd_ctx *ctx, ktime_t now)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	if (!ctx->queued || ctx->mode != DTFD_MODE_DEFERRABLE)
-		return;
-	if (dtfd_now(ctx) < ctx->expires)
+	if (!dtfd_deferred(ctx) || now < ctx->expires)
 		return;
 	/* a callback already running finds !queued and leaves */
 	timer_delete(&ctx->dtmr);
-	dtfd_fire(ctx);
-}
-
-/* Time to the deadline, 0 once it has passed (timerfd_get_remaining()). */
-ktime_t dtfd_remaining(const struct dtimerfd_ctx *ctx)
-{
-	ktime_t rem = ktime_sub(ctx->expires, dtfd_now(ctx));
-
-	return rem < 0 ? 0 : rem;
+	dtfd_fire(ctx, now);
 }
 
 static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *tmr)
@@ -246,7 +239,7 @@ static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *tmr)
 			timer_delete(&ctx->dtmr);
 			ctx->stats.backstop++;
 		}
-		dtfd_fire(ctx);
+		dtfd_fire(ctx, hrtimer_cb_get_time(tmr));
 	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 	return HRTIMER_NORESTART;
@@ -260,7 +253,7 @@ static enum alarmtimer_restart dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
 
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
 	if (ctx->queued)
-		dtfd_fire(ctx);
+		dtfd_fire(ctx, now);
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 	return ALARMTIMER_NORESTART;
 }
@@ -309,7 +302,7 @@ static void dtfd_deferrable_fn(struct timer_list *t)
 	ktime_t now;
 
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (ctx->queued && ctx->mode == DTFD_MODE_DEFERRABLE) {
+	if (dtfd_deferred(ctx)) {
 		now = dtfd_now(ctx);
 		if (now >= ctx->expires && !dtfd_idle_tick_ok())
 			mod_timer(&ctx->dtmr, jiffies);	/* the next tick, if any */

@@ -41,6 +41,16 @@ _Static_assert(DTFD_IOC_INIT == 0x4008D701u, "INIT number");
 _Static_assert(DTFD_IOC_SETTIME == 0x4018D702u, "SETTIME number");
 _Static_assert(DTFD_IOC_GETTIME == 0x4010D703u, "GETTIME number");
 _Static_assert(DTFD_IOC_SET_TICKS == 0x4008D704u, "SET_TICKS number");
+CHECK_LAYOUT(dtfd_tolerance, 24);
+CHECK_OFF(dtfd_tolerance, max_defer_ns, 8);
+CHECK_OFF(dtfd_tolerance, flags, 16);
+CHECK_LAYOUT(dtfd_stats, 48);
+CHECK_LAYOUT(dtfd_itimerspec64, 32);
+CHECK_OFF(dtfd_itimerspec64, value_sec, 16);
+_Static_assert(DTFD_IOC_SET_TOLERANCE == 0x4018D705u, "SET_TOLERANCE number");
+_Static_assert(DTFD_IOC_GET_TOLERANCE == 0x8018D706u, "GET_TOLERANCE number");
+_Static_assert(DTFD_IOC_GET_STATS == 0x8030D707u, "GET_STATS number");
+_Static_assert(DTFD_IOC_GETTIME64 == 0x8020D708u, "GETTIME64 number");
 _Static_assert(DTFD_TIMER_ABSTIME == TFD_TIMER_ABSTIME, "ABSTIME");
 _Static_assert(DTFD_TIMER_CANCEL_ON_SET == TFD_TIMER_CANCEL_ON_SET,
 	       "CANCEL_ON_SET");
@@ -93,7 +103,12 @@ TEST(features, T_DTFD_ONLY | T_NO_DEFER, 30)
 	EXPECT(!!(f.features & DTFD_FEATURE_ALARM) ==
 	       ((f.clocks & 0x300) == 0x300));
 	EXPECT(!(f.clocks & ~0x383ULL));
-	EXPECT(!(f.features & ~0xfULL));
+	/* only bits the header defines */
+	EXPECT(!(f.features & ~(DTFD_FEATURE_DEFERRABLE |
+				DTFD_FEATURE_CANCEL_ON_SET |
+				DTFD_FEATURE_ALARM | DTFD_FEATURE_TIMENS |
+				DTFD_FEATURE_SLACK | DTFD_FEATURE_BOUNDED |
+				DTFD_FEATURE_STATS)));
 	/* works before and after INIT, with a NULL pointer EFAULT */
 	EXPECT_ERR(ioctl(fd, DTFD_IOC_FEATURES, NULL), EFAULT);
 	EXPECT_ERR(ioctl(fd, DTFD_IOC_FEATURES, h_bad_ptr()), EFAULT);
@@ -223,6 +238,19 @@ TEST(gettime_raw, T_DTFD_ONLY | T_NO_DEFER, 30)
 	gt.curr_value = 0;
 	EXPECT_ERR(ioctl(fd, DTFD_IOC_GETTIME, &gt), EFAULT);
 	EXPECT_ERR(ioctl(fd, DTFD_IOC_GETTIME, NULL), EFAULT);
+
+	/* GETTIME64: the caller's 64-bit itimerspec is the argument */
+	{
+		struct dtfd_itimerspec64 c64;
+
+		memset(&c64, 0xa5, sizeof(c64));
+		EXPECT_OK(ioctl(fd, DTFD_IOC_GETTIME64, &c64));
+		EXPECT(c64.interval_sec == 2 && c64.interval_nsec == 0);
+		EXPECT(c64.value_sec >= 90 && c64.value_sec <= 100);
+		EXPECT(c64.value_nsec >= 0 && c64.value_nsec < 1000000000);
+		EXPECT_ERR(ioctl(fd, DTFD_IOC_GETTIME64, NULL), EFAULT);
+		EXPECT_ERR(ioctl(fd, DTFD_IOC_GETTIME64, h_bad_ptr()), EFAULT);
+	}
 	close(fd);
 }
 

@@ -232,9 +232,14 @@ DTFD_API int dtimerfd_gettime(int fd, struct itimerspec *curr_value)
 		.layout = DTFD_ITS_LAYOUT,
 		.curr_value = (uintptr_t)curr_value,
 	};
-	int err, kind;
+	int err, kind, ret;
 
-	if (!ioctl(fd, DTFD_IOC_GETTIME, &arg))
+	/* 64-bit time_t: the itimerspec itself is the argument, no request */
+	if (DTFD_ITS_LAYOUT == DTFD_ITS_64)
+		ret = ioctl(fd, DTFD_IOC_GETTIME64, curr_value);
+	else
+		ret = ioctl(fd, DTFD_IOC_GETTIME, &arg);
+	if (!ret)
 		return 0;
 
 	if (errno == ENOTTY && fallback_enabled())

@@ -187,7 +187,9 @@ DTFD_API int timerfd_gettime(int fd, struct itimerspec *curr_value)
 		.curr_value = (uintptr_t)curr_value,
 	};
 
-	if (!ioctl(fd, DTFD_IOC_GETTIME, &arg))
+	if (!(sizeof(time_t) == 8 ?
+	      ioctl(fd, DTFD_IOC_GETTIME64, curr_value) :
+	      ioctl(fd, DTFD_IOC_GETTIME, &arg)))
 		return 0;
 	if (errno == ENOTTY || errno == EBADF)
 		return real_gettime(fd, curr_value);

@@ -100,6 +100,18 @@ struct dtfd_gettime {
 };
 
 /**
+ * struct dtfd_itimerspec64 - the layout of struct __kernel_itimerspec:
+ * DTFD_IOC_GETTIME64 takes the caller's struct itimerspec (64-bit time_t)
+ * itself as its argument, sparing DTFD_IOC_GETTIME's request structure
+ */
+struct dtfd_itimerspec64 {
+	__s64 interval_sec;
+	__s64 interval_nsec;
+	__s64 value_sec;
+	__s64 value_nsec;
+};
+
+/**
  * struct dtfd_tolerance - how late the timer may be delivered
  * @slack_ns:	  strict timers: any time in [expiry, expiry + slack_ns], so
  *		  the kernel can serve it with another wake-up
@@ -151,5 +163,6 @@ struct dtfd_stats {
 #define DTFD_IOC_SET_TOLERANCE	_IOW(DTFD_IOC_MAGIC, 5, struct dtfd_tolerance)
 #define DTFD_IOC_GET_TOLERANCE	_IOR(DTFD_IOC_MAGIC, 6, struct dtfd_tolerance)
 #define DTFD_IOC_GET_STATS	_IOR(DTFD_IOC_MAGIC, 7, struct dtfd_stats)
+#define DTFD_IOC_GETTIME64	_IOR(DTFD_IOC_MAGIC, 8, struct dtfd_itimerspec64)
 
 #endif /* _UAPI_LINUX_DTIMERFD_H */
