@@ -16,6 +16,7 @@
 #include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <linux/timekeeping.h>
 
 #include "dtimerfd.h"
@@ -265,6 +266,18 @@ static enum alarmtimer_restart dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
 static DEFINE_PER_CPU(unsigned long, dtfd_idle_tick);
 
 /*
+ * Did this tick find the CPU idle?  Timer callbacks run in the softirq of
+ * the interrupted task, the idle task when the CPU was idle; on PREEMPT_RT,
+ * and under softirq load, in a per-CPU kthread (ktimers, ksoftirqd) that
+ * is then the only runnable task.
+ */
+static bool dtfd_tick_found_idle(void)
+{
+	return is_idle_task(current) ||
+	       ((current->flags & PF_KTHREAD) && single_task_running());
+}
+
+/*
  * May a deferrable expiry be delivered on this tick?  Always while the CPU
  * is busy.  A tick that finds the CPU idle is one the idle loop kept for a
  * moment before stopping it (current kernels stop the tick only on the
@@ -278,7 +291,7 @@ static bool dtfd_idle_tick_ok(void)
 {
 	unsigned long now = jiffies, last;
 
-	if (!is_idle_task(current))
+	if (!dtfd_tick_found_idle())
 		return true;
 	last = __this_cpu_read(dtfd_idle_tick);
 	if (last == now)
