@@ -13,8 +13,10 @@
 #                        man pages, udev rule, modules-load.d; DESTDIR, PREFIX
 #   make dkms-install    the module's sources under /usr/src for DKMS
 
-# The kbuild part lives in ./Kbuild and module/Kbuild.
-ifneq ($(KERNELRELEASE),)
+# The kbuild part lives in ./Kbuild and module/Kbuild.  DKMS runs
+# `make KERNELRELEASE=<kernel> module ...`: a KERNELRELEASE from the
+# command line is a request for that kernel, not kbuild reading this file.
+ifneq ($(filter-out undefined command line,$(origin KERNELRELEASE)),)
 include $(src)/Kbuild
 else
 
