@@ -12,6 +12,7 @@
 #   make install         module (updates/), library, headers, pkg-config,
 #                        man pages, udev rule, modules-load.d; DESTDIR, PREFIX
 #   make dkms-install    the module's sources under /usr/src for DKMS
+#   make check-dkms      dkms add/build/install/remove on each kernel (root)
 
 # The kbuild part lives in ./Kbuild and module/Kbuild.  DKMS runs
 # `make KERNELRELEASE=<kernel> module ...`: a KERNELRELEASE from the
@@ -43,7 +44,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 .PHONY: all module userlib tests examples deps check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
-	install-data uninstall dkms-install clean clean-module help
+	install-data uninstall dkms-install check-dkms clean clean-module help
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -179,6 +180,11 @@ dkms-install:
 	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(DKMSDIR)/include/uapi/linux/
 	$(INSTALL) -m 755 vm/kver $(DESTDIR)$(DKMSDIR)/vm/
 
+# dkms add/build/install/remove for every installed kernel's headers (root;
+# installs Debian's dkms when missing; never loads the module).
+check-dkms:
+	scripts/dkms-test
+
 clean-module:
 	-[ -d "$(KDIR)" ] && $(MAKE) $(KBUILD_ARGS) clean
 
@@ -190,6 +196,6 @@ clean: clean-module
 	rm -rf build
 
 help:
-	@sed -n '3,15p' Makefile
+	@sed -n '3,16p' Makefile
 
 endif
