@@ -13,6 +13,7 @@
 #                        man pages, udev rule, modules-load.d; DESTDIR, PREFIX
 #   make dkms-install    the module's sources under /usr/src for DKMS
 #   make check-dkms      dkms add/build/install/remove on each kernel (root)
+#   make check-dracut    boot with a dracut initramfs, module from install (root)
 
 # The kbuild part lives in ./Kbuild and module/Kbuild.  DKMS runs
 # `make KERNELRELEASE=<kernel> module ...`: a KERNELRELEASE from the
@@ -44,7 +45,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 .PHONY: all module userlib tests examples deps check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
-	install-data uninstall dkms-install check-dkms clean clean-module help
+	install-data uninstall dkms-install check-dkms check-dracut clean clean-module help
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -185,6 +186,12 @@ dkms-install:
 check-dkms:
 	scripts/dkms-test
 
+# Debian's kernel with a generic dracut initramfs: the module installed,
+# loaded by systemd-modules-load, /dev/dtimerfd from udev with the rule,
+# timers as an unprivileged user (vm/dracut/run; root, dracut-core).
+check-dracut: deps
+	vm/dracut/run
+
 clean-module:
 	-[ -d "$(KDIR)" ] && $(MAKE) $(KBUILD_ARGS) clean
 
@@ -196,6 +203,6 @@ clean: clean-module
 	rm -rf build
 
 help:
-	@sed -n '3,16p' Makefile
+	@sed -n '3,17p' Makefile
 
 endif
