@@ -83,7 +83,11 @@ else
 	fail "$dev: missing or not a character device"
 fi
 mode=$(stat -c %a $dev 2>/dev/null)
-[ "$mode" = 666 ] && ok "$dev: mode 0666" || fail "$dev: mode ${mode:-?}, not 0666"
+if [ "$mode" = 666 ]; then
+	ok "$dev: mode 0666"
+else
+	fail "$dev: mode ${mode:-?}, not 0666"
+fi
 
 # udevd records every device node it has handled in its database (an
 # empty record for one without properties or tags, as this one).

@@ -17,6 +17,10 @@
 # the unprivileged user "dtfd" (uid 4242) through runas.  Both programs are
 # static and come from DTFD_BIN.  The service powers the guest off when it
 # ends, whatever the result.
+#
+# dracut sources this file and provides kernel, initdir, moddir,
+# systemdsystemunitdir and the inst_* functions.
+# shellcheck disable=SC2154
 
 check() {
 	[[ -d $DTFD_STAGE && -x $DTFD_BIN/runas && -x $DTFD_BIN/dtfd-user ]] || {
