@@ -14,6 +14,10 @@
 #   make dkms-install    the module's sources under /usr/src for DKMS
 #   make check-dkms      dkms add/build/install/remove on each kernel (root)
 #   make check-dracut    boot with a dracut initramfs, module from install (root)
+#   make check-debug     suite, 10M fuzz calls, 10 min stress, 1,000 load/unload
+#                        cycles on the KASAN/lockdep/kmemleak kernel (~1.5 h)
+#   make check-all       make check on every installed Debian kernel, then
+#                        check-debug
 
 # The kbuild part lives in ./Kbuild and module/Kbuild.  DKMS runs
 # `make KERNELRELEASE=<kernel> module ...`: a KERNELRELEASE from the
@@ -45,7 +49,8 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 .PHONY: all module userlib tests examples deps check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
-	install-data uninstall dkms-install check-dkms check-dracut clean clean-module help
+	install-data uninstall dkms-install check-dkms check-dracut check-debug \
+	check-all clean clean-module help
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -100,6 +105,28 @@ bench-smoke:
 # under /var/cache/dtimerfd.
 debug-kernel: deps
 	vm/build-debug-kernel
+
+# The debug lane on that kernel (vm/check-debug): the suite, then fuzz,
+# stress and lifecycle runs long enough to count; about 1.5 hours.
+check-debug: deps
+	$(MAKE) userlib tests
+	vm/check-debug
+
+# `make check` on each installed Debian kernel with headers (6.1, 6.12,
+# 6.12-rt...; not -cloud), then check-debug.  Runs them all, fails if any
+# failed.
+check-all: deps
+	@rc=0; failed=; \
+	for k in $$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+		    sed 's|.*/linux-headers-||' | grep -v -- '-cloud-amd64$$' | sort -V); do \
+		[ -e /boot/vmlinuz-$$k ] || { echo "check-all: $$k: headers but no /boot/vmlinuz-$$k, skipped"; continue; }; \
+		echo "check-all: === make check KVER=$$k"; \
+		$(MAKE) check KVER=$$k KDIR=/lib/modules/$$k/build || { rc=1; failed="$$failed $$k"; }; \
+	done; \
+	echo "check-all: === make check-debug"; \
+	$(MAKE) check-debug || { rc=1; failed="$$failed debug"; }; \
+	echo "check-all: $${failed:+failed:$$failed}$${failed:-all passed}"; \
+	exit $$rc
 
 lint: uapi-check checkpatch sparse warnings man-check
 
@@ -203,6 +230,6 @@ clean: clean-module
 	rm -rf build
 
 help:
-	@sed -n '3,17p' Makefile
+	@sed -n '3,21p' Makefile
 
 endif
