@@ -24,10 +24,26 @@ enum bench_mode {
 	M_NATIVE,	/* timerfd_create(2) */
 	M_STRICT,	/* dtimerfd, no flag: hrtimer */
 	M_DEFER,	/* dtimerfd, DTFD_TIMER_DEFERRABLE */
-	NMODES
+	NMODES,
+	/*
+	 * dtimerfd_set_tolerance() variants (issue 8), measured by wake and
+	 * late only, against strict and deferrable: strict timers with a
+	 * slack, deferrable timers with a bound on the deferral.
+	 */
+	M_SLACK_A = NMODES,	/* strict, slack cfg.slack_ns[0] */
+	M_SLACK_B,		/* strict, slack cfg.slack_ns[1] */
+	M_BOUND_A,		/* deferrable, max_defer cfg.bound_ns[0] */
+	M_BOUND_B,		/* deferrable, max_defer cfg.bound_ns[1] */
+	NALLMODES
 };
 
-extern const char *const mode_name[NMODES];
+/* "native", ..., "slack1ms", "bound20ms" (named after the values) */
+extern const char *mode_name[NALLMODES];
+
+static inline int mode_is_deferrable(int mode)
+{
+	return mode == M_DEFER || mode == M_BOUND_A || mode == M_BOUND_B;
+}
 
 struct bench_cfg {
 	int quick;
@@ -53,6 +69,9 @@ struct bench_cfg {
 	double late_duration_s;
 	int late_10s;		/* include the 10 s interval */
 	int late_spin_one;	/* spin only on the timers' CPU */
+	/* tolerance variants: slack of M_SLACK_A/B, bound of M_BOUND_A/B */
+	int64_t slack_ns[2];
+	int64_t bound_ns[2];
 	/* mem */
 	int mem_timers;
 	/* epoll */
@@ -68,6 +87,7 @@ int t_settime(int mode, int fd, int flags, const struct itimerspec *nv,
 	      struct itimerspec *ov);
 int t_gettime(int mode, int fd, struct itimerspec *cur);
 int t_set_ticks(int mode, int fd, uint64_t ticks);
+void mode_names_init(void);
 
 /* time */
 static inline uint64_t rdtsc(void)

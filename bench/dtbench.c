@@ -4,9 +4,13 @@
  * one guest run.  bench/run boots the guest and parses what this prints
  * (the format is described in bench.h).
  *
- *   dtbench [--quick] [--reps N] [--cpu N] [TEST...]
+ *   dtbench [--quick] [--reps N] [--cpu N] [--slack US,US] [--bound US,US]
+ *           [TEST...]
  *
  * TEST is lat, ops, wake, late, mem or epoll; all of them by default.
+ * --slack and --bound: the two slacks (strict) and the two bounds
+ * (deferrable) of the tolerance variants in wake and late, in
+ * microseconds (default 1000,10000 and 20000,100000).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -51,6 +55,21 @@ static void defaults(int quick)
 	cfg.mem_timers = quick ? 20000 : 100000;
 	cfg.epoll_timers = quick ? 2000 : 10000;
 	cfg.epoll_periods = quick ? 2 : 5;
+	cfg.slack_ns[0] = 1000000;
+	cfg.slack_ns[1] = 10000000;
+	cfg.bound_ns[0] = 20000000;
+	cfg.bound_ns[1] = 100000000;
+}
+
+/* "A,B" in microseconds into @v[0], @v[1] */
+static void two_us(const char *arg, int64_t *v)
+{
+	long long a, b;
+
+	if (sscanf(arg, "%lld,%lld", &a, &b) != 2 || a <= 0 || b <= 0)
+		die("expected two positive microsecond values A,B: %s", arg);
+	v[0] = a * 1000;
+	v[1] = b * 1000;
 }
 
 static void raise_limits(int n)
@@ -96,6 +115,13 @@ static void facts(void)
 	out_i("epoll_periods", "%d", cfg.epoll_periods);
 	out_i("late_duration_s", "%g", cfg.late_duration_s);
 	out_i("late_spinners", "%s", cfg.late_spin_one ? "timer-cpu" : "all-cpus");
+	out_i("slack_ns", "%lld %lld", (long long)cfg.slack_ns[0],
+	      (long long)cfg.slack_ns[1]);
+	out_i("bound_ns", "%lld %lld", (long long)cfg.bound_ns[0],
+	      (long long)cfg.bound_ns[1]);
+	out_i("modes", "%s %s %s %s %s %s %s", mode_name[0], mode_name[1],
+	      mode_name[2], mode_name[3], mode_name[4], mode_name[5],
+	      mode_name[6]);
 }
 
 int main(int argc, char **argv)
@@ -103,6 +129,7 @@ int main(int argc, char **argv)
 	static char obuf[1 << 20];
 	int i, j, first, fd, quick = 0, reps = 0, cpu = -1, ran = 0, ops_iters = 0;
 	int late_spin_all = 0;
+	const char *slack = NULL, *bound = NULL;
 	int64_t t0, t1;
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -125,8 +152,12 @@ int main(int argc, char **argv)
 			cfg.no_fifo = 1;
 		else if (!strcmp(argv[i], "--spin-nice") && i + 1 < argc)
 			cfg.spin_nice = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--slack") && i + 1 < argc)
+			slack = argv[++i];
+		else if (!strcmp(argv[i], "--bound") && i + 1 < argc)
+			bound = argv[++i];
 		else
-			die("usage: dtbench [--quick] [--reps N] [--cpu N] [TEST...]");
+			die("usage: dtbench [--quick] [--reps N] [--cpu N] [--slack US,US] [--bound US,US] [TEST...]");
 	}
 	first = i;
 	defaults(quick);
@@ -135,6 +166,11 @@ int main(int argc, char **argv)
 	if (ops_iters > 0)
 		cfg.ops_iters = ops_iters;
 	cfg.late_spin_one = !late_spin_all;
+	if (slack)
+		two_us(slack, cfg.slack_ns);
+	if (bound)
+		two_us(bound, cfg.bound_ns);
+	mode_names_init();
 	cfg.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpu >= 0)
 		cfg.cpu = cpu;

@@ -83,21 +83,25 @@ static uint64_t chunk(int op, int mode, int fd, int n)
  * What the TCG guest charges for the pieces every call is made of, to
  * explain the ratios: a system call that does nothing (getppid), one
  * reading the clock (clock_gettime: the guest's clocksource is the
- * emulated HPET, an MMIO exit per read), and an ioctl that the module
- * rejects at once (ENOTTY: fd lookup, the LSM hooks, do_vfs_ioctl).
+ * emulated HPET, an MMIO exit per read), an ioctl that the module
+ * rejects at once (ENOTTY: fd lookup, the LSM hooks, do_vfs_ioctl), and
+ * the cheapest ioctl that does something (DTFD_IOC_GET_TOLERANCE: the
+ * context lock and a 24-byte copy_to_user).
  */
 static void diagnostics(int rep, int dfd)
 {
-	static const char *const name[3] = {
-		"null_syscall_ns", "clock_gettime_ns", "null_ioctl_ns"
+	static const char *const name[4] = {
+		"null_syscall_ns", "clock_gettime_ns", "null_ioctl_ns",
+		"get_tolerance_ns"
 	};
-	struct samples per[3];
+	struct samples per[4];
+	struct dtfd_tolerance tol;
 	int i, c, k, n = cfg.ops_iters / OPS_CHUNKS;
 	struct timespec ts;
 
 	memset(per, 0, sizeof(per));
 	for (c = 0; c < OPS_CHUNKS; c++)
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < 4; k++) {
 			uint64_t c0 = rdtsc();
 
 			for (i = 0; i < n; i++)
@@ -105,11 +109,14 @@ static void diagnostics(int rep, int dfd)
 					syscall(SYS_getppid);
 				else if (k == 1)
 					clock_gettime(CLOCK_MONOTONIC, &ts);
-				else
+				else if (k == 2)
 					ioctl(dfd, _IO(DTFD_IOC_MAGIC, 0x7f));
+				else if (ioctl(dfd, DTFD_IOC_GET_TOLERANCE, &tol))
+					die("DTFD_IOC_GET_TOLERANCE: %s",
+					    strerror(errno));
 			samples_add(&per[k], tsc_to_ns((int64_t)(rdtsc() - c0)) / n);
 		}
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < 4; k++) {
 		out_r("ops.diag", -1, name[k], rep, samples_pct(&per[k], 50));
 		samples_free(&per[k]);
 	}

@@ -81,7 +81,7 @@ function jlist(s,    a, n, i, o) {
 function check(name, v, spread, op, target, note, unit,    ok, verdict, s) {
 	if (v == "") verdict = "n/a"
 	else {
-		ok = op == "<=" ? (v <= target) : (v >= target)
+		ok = op == "<=" ? (v <= target) : op == "<" ? (v < target) : (v >= target)
 		verdict = ok ? "PASS" : "MISS"
 	}
 	nchk++
@@ -107,6 +107,169 @@ function row(label, test, metric,    m) {
 
 function header(title) {
 	printf "\n%s\n  %-28s %-24s %-24s %-24s\n", title, "", "native", "strict", "deferrable"
+}
+
+
+# ---- issue 8: per-timer slack and bounded deferral ----
+#
+# Columns: strict, its slack variants, deferrable, its bounded variants.
+function tol_columns(    m) {
+	ntc = 0
+	tc[++ntc] = 2
+	for (m = 4; m <= nmode; m++) if (mname[m] ~ /^slack/) tc[++ntc] = m
+	tc[++ntc] = 3
+	for (m = 4; m <= nmode; m++) if (mname[m] ~ /^bound/) tc[++ntc] = m
+}
+
+# "1ms" -> 1000 (us)
+function dur_us(x,    v) {
+	v = x; sub(/[a-z]+$/, "", v)
+	if (x ~ /ms$/) return v * 1000
+	if (x ~ /us$/) return v
+	if (x ~ /ns$/) return v / 1000
+	return v * 1000000
+}
+function tol_us(name,    x) { x = name; sub(/^(slack|bound)/, "", x); return dur_us(x) }
+
+function medk(k) { return (k in vals) ? med(vals[k]) : "" }
+function pair(a, b) { return (a == "" ? "-" : fmt(a)) " / " (b == "" ? "-" : fmt(b)) }
+function rng(s) { return s == "" ? "-" : fmt(med(s)) " [" fmt(lo(s)) "-" fmt(hi(s)) "]" }
+
+function tol_head(first, w,    j) {
+	printf "  %-12s", first
+	for (j = 1; j <= ntc; j++) printf " %-" w "s", mname[tc[j]]
+	printf "\n"
+}
+
+function tolerance_tables(    i, j, c, m, lbl, k, g, f, cfgst) {
+	tol_columns()
+	printf "\nTolerance (issue 8): slack %s and %s on strict timers, deferral bounded by %s and %s\n",
+		mname[4], mname[5], mname[6], mname[7]
+	printf "\nIdle wake-ups added, LOC/s above the baseline (the windows of the table above, interleaved with them)\n"
+	tol_head("N x period", 20)
+	for (i = 1; i <= nwc; i++) {
+		c = wcs[i]; lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+		printf "  %-12s", lbl
+		for (j = 1; j <= ntc; j++) printf " %-20s", rng(added[c, tc[j]])
+		printf "\n"
+	}
+
+	printf "\nLateness on the idle guest, same windows (us from the deadline of the oldest expiry a read reports to the\n"
+	printf "read's return, CLOCK_MONOTONIC; p50 / p99, medians over repetitions; min: the earliest of every window)\n"
+	tol_head("N x period", 20)
+	for (i = 1; i <= nwc; i++) {
+		c = wcs[i]; lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+		printf "  %-12s", lbl
+		for (j = 1; j <= ntc; j++)
+			printf " %-20s", pair(medk("wake.late|" mname[tc[j]] "|p50_" c), medk("wake.late|" mname[tc[j]] "|p99_" c))
+		printf "\n"
+	}
+	printf "  %-12s", "min"
+	for (j = 1; j <= ntc; j++) {
+		tolmin[tc[j]] = ""
+		for (i = 1; i <= nwc; i++) {
+			k = "wake.late|" mname[tc[j]] "|min_" wcs[i]
+			if ((k in vals) && (tolmin[tc[j]] == "" || lo(vals[k]) < tolmin[tc[j]])) tolmin[tc[j]] = lo(vals[k])
+		}
+		printf " %-20s", tolmin[tc[j]] == "" ? "-" : fmt(tolmin[tc[j]])
+	}
+	printf "\n"
+
+	printf "\nLateness on a busy CPU (the late test: every mode in one epoll set; us; p50 / p99, medians over repetitions)\n"
+	tol_head("interval", 20)
+	for (g = 1; g <= 4; g++) {
+		if (!(("late|deferrable|p99_" li[g]) in vals)) continue
+		printf "  %-12s", li[g]
+		for (j = 1; j <= ntc; j++)
+			printf " %-20s", pair(medk("late|" mname[tc[j]] "|p50_" li[g]), medk("late|" mname[tc[j]] "|p99_" li[g]))
+		printf "\n"
+	}
+
+	cfgst = "N1_100ms"
+	printf "\nPer-timer statistics (dtimerfd_get_stats()) of one timer per mode, medians over repetitions; late in us\n"
+	printf "idle: the only timer of the 1 x 100 ms windows (about %ss of life); busy: the first 100 ms timer of the late test\n",
+		fmt(info["wake_window_s"] + 0.42)
+	printf "  %-12s | %-6s %-6s %-8s %-8s %-6s %-6s | %-6s %-6s %-8s %-8s %-6s %-6s\n", "",
+		"idle:", "", "", "", "", "", "busy:", "", "", "", "", ""
+	printf "  %-12s | %-6s %-6s %-8s %-8s %-6s %-6s | %-6s %-6s %-8s %-8s %-6s %-6s\n", "mode",
+		"expir", "deliv", "late avg", "late max", "defer", "backst",
+		"expir", "deliv", "late avg", "late max", "defer", "backst"
+	split("expirations deliveries late_mean_us late_max_us deferred backstop", stf, " ")
+	for (j = 1; j <= ntc; j++) {
+		m = mname[tc[j]]
+		printf "  %-12s |", m
+		for (f = 1; f <= 6; f++)
+			printf " %-" (f == 3 || f == 4 ? 8 : 6) "s", fmt(medk("wake.stats|" m "|" stf[f] "_" cfgst))
+		printf " |"
+		for (f = 1; f <= 6; f++)
+			printf " %-" (f == 3 || f == 4 ? 8 : 6) "s", fmt(medk("late.stats|" m "|" stf[f]))
+		printf "\n"
+	}
+}
+
+function tolerance_checks(    i, j, c, m, n, s, v, ds, dm, r, xa, xb, na, nb, lbl, worst, wc0, t, k, ks, kd, d, g, note, nt) {
+	printf "\nTargets (issue 8: slack and bounded deferral, against strict and unbounded deferrable)\n"
+	printf "  %-44s %10s %-19s %2s %-9s %-4s %s\n", "check", "value", "[per-rep range]", "", "target", "", "note"
+	# wake-ups: slack coalesces (N >= 10: one timer has nothing to coalesce with)
+	for (i = 1; i <= nwc; i++) {
+		c = wcs[i]; lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+		n = c; sub(/^N/, "", n); sub(/_.*/, "", n)
+		ds = med(added[c, 2]); dm = med(added[c, 3])
+		for (j = 1; j <= ntc; j++) {
+			m = tc[j]
+			if (m < 4 || (mname[m] ~ /^slack/ && n + 0 < 10)) continue
+			s = ""
+			na = split(added[c, 2], xa, " "); nb = split(added[c, m], xb, " ")
+			for (r = 1; r <= na && r <= nb; r++) if (xa[r] > 0) s = s " " xb[r] / xa[r]
+			v = ds > 0 ? med(added[c, m]) / ds : ""
+			note = sprintf("+%s/s vs strict +%s/s", fmt(med(added[c, m])), fmt(ds))
+			if (mname[m] ~ /^bound/) note = note sprintf(", deferrable +%s/s", fmt(dm))
+			check("wake-ups " lbl ": " mname[m] "/strict added", v, s, mname[m] ~ /^slack/ ? "<" : "<=", 1, note)
+		}
+	}
+	# never early, on the idle guest
+	for (j = 1; j <= ntc; j++) {
+		m = tc[j]
+		check("idle lateness min " mname[m] " (us)", tolmin[m], "", ">=", 0, "earliest delivery, every window", " us")
+	}
+	# late within slack / bound: p99 minus strict's p99 in the same
+	# windows, which is what a wake-up costs here (the host's share);
+	# pooled over the repetitions, and only where both have 1,000 samples
+	# or more (one timer's 100 ms windows hold 20: their p99 is a maximum,
+	# a host stall); worst configuration; allowance: the tolerance plus
+	# issue 5's 0.5 ms
+	for (j = 1; j <= ntc; j++) {
+		m = tc[j]
+		if (m < 4) continue
+		t = tol_us(mname[m]); worst = ""; wc0 = ""
+		for (i = 1; i <= nwc; i++) {
+			c = wcs[i]
+			k = "wake.late.pooled|" mname[m] "|" c; ks = "wake.late.pooled|strict|" c
+			if (!(k in vals) || !(ks in vals)) continue
+			if (sum(vals["wake.late|" mname[m] "|n_" c]) < 1000 || sum(vals["wake.late|strict|n_" c]) < 1000) continue
+			d = med(vals[k]) - med(vals[ks])
+			if (worst == "" || d > worst) { worst = d; wc0 = c }
+		}
+		if (wc0 == "") continue
+		lbl = wc0; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+		check("idle p99 " mname[m] " - strict p99, worst (us)", worst, "", "<=", t + 500,
+			sprintf("%s + 500 us; at %s: pooled p99 %s us (%d samples), strict %s us", mname[m], lbl,
+				fmt(med(vals["wake.late.pooled|" mname[m] "|" wc0])), sum(vals["wake.late|" mname[m] "|n_" wc0]),
+				fmt(med(vals["wake.late.pooled|strict|" wc0]))), " us")
+	}
+	# bounded deferral on a busy CPU: as deferrable (p99 difference in
+	# each repetition, same epoll set; median; 0.5 ms margin)
+	for (j = 1; j <= ntc; j++) {
+		m = tc[j]
+		if (mname[m] !~ /^bound/) continue
+		for (g = 1; g <= 4; g++) {
+			k = "late|" mname[m] "|p99_" li[g]; kd = "late|deferrable|p99_" li[g]
+			d = rdiff(k, kd)
+			if (d == "") continue
+			check("busy p99 " mname[m] " - deferrable p99 at " li[g], med(d), d, "<=", 500,
+				sprintf("p99 %s us vs %s us", fmt(medk(k)), fmt(medk(kd))), " us")
+		}
+	}
 }
 
 BEGIN {
@@ -138,6 +301,10 @@ $1 == "@@" && $2 == "END" { ended = 1 }
 
 END {
 	for (f in qfiles) close(f)
+	# every mode the guest ran: native strict deferrable, then the
+	# tolerance variants (issue 8) named after their values
+	nmode = 3
+	if (info["modes"] != "") nmode = split(info["modes"], mname, " ")
 	jiffy_us = 1000000 / hz
 	split(info["guest_start"], gs, " "); split(info["guest_end"], ge, " ")
 	if (gs[1] != "" && ge[1] != "") info["guest_seconds"] = ge[1] - gs[1]
@@ -166,8 +333,9 @@ END {
 	row("gettime", "ops", "gettime_ns")
 	row("read", "ops", "read_ns")
 	if ("ops.diag|-|null_syscall_ns" in vals)
-		printf "  what the guest charges: null syscall %s ns, null ioctl on /dev/dtimerfd %s ns, clock_gettime %s ns\n",
-			cell("ops.diag|-|null_syscall_ns"), cell("ops.diag|-|null_ioctl_ns"), cell("ops.diag|-|clock_gettime_ns")
+		printf "  what the guest charges: null syscall %s ns, null ioctl on /dev/dtimerfd %s ns,\n  GET_TOLERANCE ioctl %s ns, clock_gettime %s ns\n",
+			cell("ops.diag|-|null_syscall_ns"), cell("ops.diag|-|null_ioctl_ns"),
+			cell("ops.diag|-|get_tolerance_ns"), cell("ops.diag|-|clock_gettime_ns")
 
 	printf "\nIdle wake-ups: LOC interrupts/s above the baseline (all CPUs; N timers, random phases)\n"
 	printf "  %-12s %-18s %-22s %-22s %-22s %s\n", "N x period", "baseline LOC/s", "native added", "strict added", "deferrable added", "deferrable added, timers' CPU only"
@@ -177,7 +345,7 @@ END {
 		kb = "wake.base|-|" c
 		if (!(kb in vals)) continue
 		nwc++; wcs[nwc] = c
-		for (m = 1; m <= 3; m++) {
+		for (m = 1; m <= nmode; m++) {
 			s = ""
 			for (r = 0; r < maxrep; r++)
 				if (("wake.loc|" mname[m] "|" c, r) in val && (kb, r) in val)
@@ -233,6 +401,8 @@ END {
 		printf "\n"
 	}
 
+	if (nmode > 3) tolerance_tables()
+
 	# ---- checks ----
 	printf "\nTargets (issue 5)\n"
 	printf "  %-44s %10s %-19s %2s %-9s %-4s %s\n", "check", "value", "[per-rep range]", "", "target", "", "note"
@@ -251,7 +421,8 @@ END {
 			note = ""
 			if (ops[i] != "read" && ("ops.diag|-|null_ioctl_ns" in vals)) {
 				disp = med(rdiff("ops.diag|-|null_ioctl_ns", "ops.diag|-|null_syscall_ns"))
-				note = sprintf("+%s ns vs native, of which ioctl dispatch %s ns", fmt(med(vals[ks]) - med(vals[kn])), fmt(disp))
+				note = sprintf("+%s ns vs native: ioctl dispatch %s ns, the rest %s ns", fmt(med(vals[ks]) - med(vals[kn])), fmt(disp),
+					fmt(med(vals[ks]) - med(vals[kn]) - disp))
 			}
 			check(ops[i] " ns/op " mname[m] "/native", v, rlist(ks, kn), "<=", 1.10, note)
 		}
@@ -297,6 +468,7 @@ END {
 			sprintf("%.0f of %.0f expected delivered", sum(vals["epoll|" mname[m] "|delivered"]),
 				sum(vals["epoll|" mname[m] "|expected"])), " ")
 	}
+	if (nmode > 3) tolerance_checks()
 	printf "\n%d PASS, %d MISS\n", npass, nmiss
 	if (nsec) {
 		printf "time per test (s):"
@@ -316,6 +488,20 @@ END {
 		printf "\n" > f
 	}
 	close(f)
+
+	if (nmode > 3) {
+		f = plotdir "/wake_tol.dat"
+		for (i = 1; i <= nwc; i++) {
+			lbl = wcs[i]; sub(/_/, "x", lbl); sub(/^N/, "", lbl)
+			printf "%s", lbl > f
+			for (j = 1; j <= ntc; j++) {
+				v = med(added[wcs[i], tc[j]]); if (v == "" || v < 0.1) v = 0.1
+				printf " %g", v > f
+			}
+			printf "\n" > f
+		}
+		close(f)
+	}
 
 	# ---- JSON ----
 	jout("{\n  \"meta\": {")
@@ -348,7 +534,7 @@ END {
 	jout("\n  ],\n  \"wakeups_added\": [")
 	for (i = 1; i <= nwc; i++) {
 		jout(sprintf("%s\n    {\"config\": %s", i > 1 ? "," : "", jstr(wcs[i])))
-		for (m = 1; m <= 3; m++)
+		for (m = 1; m <= nmode; m++)
 			jout(sprintf(", %s: {\"median\": %s, \"values\": %s}", jstr(mname[m]),
 				jnum(med(added[wcs[i], m])), jlist(added[wcs[i], m])))
 		jout("}")

@@ -25,13 +25,54 @@
 #define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
 #endif
 
-const char *const mode_name[NMODES] = { "native", "strict", "deferrable" };
+const char *mode_name[NALLMODES] = { "native", "strict", "deferrable" };
 
+/* "1ms", "2.5ms", "500us": a tolerance as a mode name's suffix */
+static void dur_name(char *buf, size_t len, int64_t ns)
+{
+	if (ns % 1000000 == 0)
+		snprintf(buf, len, "%lldms", (long long)(ns / 1000000));
+	else if (ns % 1000 == 0)
+		snprintf(buf, len, "%lldus", (long long)(ns / 1000));
+	else
+		snprintf(buf, len, "%lldns", (long long)ns);
+}
+
+void mode_names_init(void)
+{
+	static char names[4][32];
+	char d[24];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		dur_name(d, sizeof(d), cfg.slack_ns[i]);
+		snprintf(names[i], sizeof(names[i]), "slack%s", d);
+		mode_name[M_SLACK_A + i] = names[i];
+		dur_name(d, sizeof(d), cfg.bound_ns[i]);
+		snprintf(names[2 + i], sizeof(names[2 + i]), "bound%s", d);
+		mode_name[M_BOUND_A + i] = names[2 + i];
+	}
+}
+
+/* The tolerance variants take theirs at creation: it applies to every arming. */
 int t_create(int mode, int flags)
 {
+	int64_t slack = 0, bound = 0;
+	int fd;
+
 	if (mode == M_NATIVE)
 		return timerfd_create(CLOCK_MONOTONIC, flags);
-	return dtimerfd_create(CLOCK_MONOTONIC, flags);
+	fd = dtimerfd_create(CLOCK_MONOTONIC, flags);
+	if (fd < 0 || mode < NMODES)
+		return fd;
+	if (mode == M_SLACK_A || mode == M_SLACK_B)
+		slack = cfg.slack_ns[mode - M_SLACK_A];
+	else
+		bound = cfg.bound_ns[mode - M_BOUND_A];
+	if (dtimerfd_set_tolerance(fd, (uint64_t)slack, (uint64_t)bound))
+		die("dtimerfd_set_tolerance(%lld, %lld): %s", (long long)slack,
+		    (long long)bound, strerror(errno));
+	return fd;
 }
 
 int t_settime(int mode, int fd, int flags, const struct itimerspec *nv,
@@ -39,7 +80,7 @@ int t_settime(int mode, int fd, int flags, const struct itimerspec *nv,
 {
 	if (mode == M_NATIVE)
 		return timerfd_settime(fd, flags, nv, ov);
-	if (mode == M_DEFER)
+	if (mode_is_deferrable(mode))
 		flags |= DTFD_TIMER_DEFERRABLE;
 	return dtimerfd_settime(fd, flags, nv, ov);
 }

@@ -9,7 +9,18 @@
  * every expiry through epoll, as a real program must: periodic timers are
  * only re-armed by read.  The main thread sleeps on another CPU and reads
  * the counters.  Each configuration gets its own baseline window, taken
- * next to its three mode windows.
+ * next to its mode windows.
+ *
+ * Every mode runs here, the tolerance variants too (issue 8): strict
+ * timers with a slack may fire anywhere in [deadline, deadline + slack],
+ * so the kernel can serve several with one interrupt; deferrable timers
+ * with a bound are delivered by deadline + bound at the latest even on
+ * this idle CPU.  So each window also records how late every expiry was
+ * delivered: from the deadline of the oldest expiry a read reports (the
+ * one the timer was armed for) to the return of that read, measured with
+ * CLOCK_MONOTONIC by the reader; negative would be early.  And the
+ * per-timer statistics of the window's first timer (dtimerfd_get_stats()),
+ * read just before it is closed.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,7 +31,11 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include <dtimerfd.h>
+
 #include "bench.h"
+
+#define WAKE_NCFG	8	/* N in 1, 10, 100, 1000 x {10, 100} ms */
 
 struct wake_run {
 	int mode;		/* -1: baseline, no timer */
@@ -28,7 +43,11 @@ struct wake_run {
 	int64_t interval;
 	int efd;		/* written to stop the reader */
 	volatile int ready;
+	volatile int measuring;	/* record lateness: inside the window */
 	uint64_t expiries;
+	struct samples *late;	/* us after the deadline, while measuring */
+	struct dtfd_stats st;	/* the first timer's, dtimerfd modes */
+	int have_stats;
 };
 
 static void *reader(void *arg)
@@ -36,7 +55,7 @@ static void *reader(void *arg)
 	struct wake_run *w = arg;
 	struct epoll_event ev, evs[128];
 	int *fds = NULL, ep, i, stop = 0;
-	int64_t now;
+	int64_t now, *next = NULL;
 
 	pin_self(cfg.cpu);
 	ep = epoll_create1(EPOLL_CLOEXEC);
@@ -45,6 +64,7 @@ static void *reader(void *arg)
 	epoll_ctl(ep, EPOLL_CTL_ADD, w->efd, &ev);
 	if (w->mode >= 0) {
 		fds = calloc(w->n, sizeof(*fds));
+		next = calloc(w->n, sizeof(*next));
 		now = now_ns();
 		for (i = 0; i < w->n; i++) {
 			struct itimerspec its;
@@ -52,8 +72,9 @@ static void *reader(void *arg)
 			fds[i] = t_create(w->mode, TFD_NONBLOCK | TFD_CLOEXEC);
 			if (fds[i] < 0)
 				die("create: %s", strerror(errno));
-			ts_from_ns(&its.it_value, now + 20000000 +
-				   (int64_t)(frand() * (double)w->interval));
+			next[i] = now + 20000000 +
+				  (int64_t)(frand() * (double)w->interval);
+			ts_from_ns(&its.it_value, next[i]);
 			ts_from_ns(&its.it_interval, w->interval);
 			if (t_settime(w->mode, fds[i], TFD_TIMER_ABSTIME, &its,
 				      NULL))
@@ -67,67 +88,133 @@ static void *reader(void *arg)
 		int k = epoll_wait(ep, evs, 128, -1);
 
 		for (i = 0; i < k; i++) {
+			uint32_t t = evs[i].data.u32;
 			uint64_t u;
 
-			if (evs[i].data.u32 == ~0U) {
+			if (t == ~0U) {
 				stop = 1;
 				continue;
 			}
-			if (read(fds[evs[i].data.u32], &u, sizeof(u)) == sizeof(u))
-				w->expiries += u;
+			if (read(fds[t], &u, sizeof(u)) != sizeof(u))
+				continue;
+			now = now_ns();
+			/* the oldest expiry this read reports: the armed one */
+			if (w->measuring)
+				samples_add(w->late,
+					    (double)(now - next[t]) / 1000.0);
+			next[t] += (int64_t)u * w->interval;
+			w->expiries += u;
 		}
 	}
 	if (fds) {
+		if (w->mode != M_NATIVE &&
+		    dtimerfd_get_stats(fds[0], &w->st) == 0)
+			w->have_stats = 1;
 		for (i = 0; i < w->n; i++)
 			close(fds[i]);
 		free(fds);
+		free(next);
 	}
 	close(ep);
 	return NULL;
 }
 
 /* LOC interrupts per second during one window; expiries per second too */
-static double window(int mode, int n, int64_t interval, double *exp_rate,
-		     double *cpu_rate)
+static double window(struct wake_run *w, double *exp_rate, double *cpu_rate)
 {
-	struct wake_run w = { .mode = mode, .n = n, .interval = interval };
 	uint64_t l0, l1, c0 = 0, c1 = 0, e0, one = 1;
 	int64_t t0, t1, settle;
 	pthread_t tid;
 
-	w.efd = eventfd(0, EFD_CLOEXEC);
-	if (pthread_create(&tid, NULL, reader, &w))
+	w->efd = eventfd(0, EFD_CLOEXEC);
+	if (pthread_create(&tid, NULL, reader, w))
 		die("pthread_create");
-	while (!w.ready)
+	while (!w->ready)
 		sleep_ns(1000000);
 	/* past the first expiry of every timer, into the steady state */
-	settle = interval + 100000000;
+	settle = w->interval + 100000000;
 	sleep_ns(settle > 300000000 ? settle : 300000000);
-	e0 = w.expiries;
+	e0 = w->expiries;
+	w->measuring = 1;
 	l0 = loc_interrupts(cfg.cpu, &c0);
 	t0 = now_ns();
 	sleep_ns((int64_t)(cfg.wake_window_s * 1e9));
 	l1 = loc_interrupts(cfg.cpu, &c1);
 	t1 = now_ns();
-	*exp_rate = (double)(w.expiries - e0) * 1e9 / (double)(t1 - t0);
+	w->measuring = 0;
+	*exp_rate = (double)(w->expiries - e0) * 1e9 / (double)(t1 - t0);
 	*cpu_rate = (double)(c1 - c0) * 1e9 / (double)(t1 - t0);
-	if (write(w.efd, &one, sizeof(one)) != sizeof(one))
+	if (write(w->efd, &one, sizeof(one)) != sizeof(one))
 		die("eventfd write");
 	pthread_join(tid, NULL);
-	close(w.efd);
+	close(w->efd);
 	return (double)(l1 - l0) * 1e9 / (double)(t1 - t0);
+}
+
+static void out_stats(const char *test, int mode, const char *cfgname,
+		      int rep, const struct dtfd_stats *st)
+{
+	char metric[64];
+
+#define STAT(name, v) do { \
+		snprintf(metric, sizeof(metric), "%s_%.40s", name, cfgname); \
+		out_r(test, mode, metric, rep, (double)(v)); \
+	} while (0)
+	STAT("expirations", st->expirations);
+	STAT("deliveries", st->deliveries);
+	STAT("late_mean_us", st->deliveries ?
+	     (double)st->late_total_ns / (double)st->deliveries / 1000.0 : 0);
+	STAT("late_max_us", (double)st->late_max_ns / 1000.0);
+	STAT("deferred", st->deferred);
+	STAT("backstop", st->backstop);
+#undef STAT
+}
+
+/* one window of one mode; its figures for repetition @rep */
+static void mode_window(int m, int n, int64_t iv, const char *cfgname, int rep,
+			struct samples *pooled)
+{
+	struct samples late = { 0 };
+	struct wake_run w = { .mode = m, .n = n, .interval = iv,
+			      .late = &late };
+	char metric[64];
+	double r, e, c;
+	size_t j;
+
+	r = window(&w, &e, &c);
+	out_r("wake.loc", m, cfgname, rep, r);
+	out_r("wake.loc1", m, cfgname, rep, c);
+	out_r("wake.exp", m, cfgname, rep, e);
+	snprintf(metric, sizeof(metric), "n_%.40s", cfgname);
+	out_r("wake.late", m, metric, rep, (double)late.n);
+	if (late.n) {
+		snprintf(metric, sizeof(metric), "p50_%.40s", cfgname);
+		out_r("wake.late", m, metric, rep, samples_pct(&late, 50));
+		snprintf(metric, sizeof(metric), "p99_%.40s", cfgname);
+		out_r("wake.late", m, metric, rep, samples_pct(&late, 99));
+		snprintf(metric, sizeof(metric), "max_%.40s", cfgname);
+		out_r("wake.late", m, metric, rep, samples_max(&late));
+		snprintf(metric, sizeof(metric), "min_%.40s", cfgname);
+		out_r("wake.late", m, metric, rep, samples_pct(&late, 0));
+	}
+	for (j = 0; j < late.n; j++)
+		samples_add(pooled, late.v[j]);
+	samples_free(&late);
+	if (w.have_stats)
+		out_stats("wake.stats", m, cfgname, rep, &w.st);
 }
 
 void bench_wake(void)
 {
 	static const int ns[] = { 1, 10, 100, 1000 };
 	static const int ivs_ms[] = { 10, 100 };
+	static struct samples pooled[WAKE_NCFG][NALLMODES];
+	static char cfgnames[WAKE_NCFG][32];
 	int rep, a, b, i, m, cfgno;
-	char metric[64];
 	double r, e, c;
 
-	progress("wake: LOC/s, N timers x {10, 100} ms, %.1f s windows",
-		 cfg.wake_window_s);
+	progress("wake: LOC/s, N timers x {10, 100} ms, %d modes, %.1f s windows",
+		 NALLMODES, cfg.wake_window_s);
 	/* the main thread, which sleeps and samples, stays off cfg.cpu */
 	pin_self(cfg.cpu ? 0 : 1);
 	for (rep = 0; rep < cfg.reps; rep++) {
@@ -135,37 +222,60 @@ void bench_wake(void)
 		for (a = 0; a < 4 && ns[a] <= cfg.wake_nmax; a++)
 			for (b = 0; b < 2; b++, cfgno++) {
 				int64_t iv = ivs_ms[b] * 1000000LL;
+				char *metric = cfgnames[cfgno];
 
 				if (cfg.wake_only_n &&
 				    (ns[a] != cfg.wake_only_n ||
 				     ivs_ms[b] != cfg.wake_only_ms))
 					continue;
 
-				snprintf(metric, sizeof(metric), "N%d_%dms",
+				snprintf(metric, sizeof(cfgnames[0]), "N%d_%dms",
 					 ns[a], ivs_ms[b]);
 				/* baseline first or last, alternately */
 				if ((rep + cfgno) % 2 == 0) {
-					r = window(-1, 0, iv, &e, &c);
+					struct wake_run w = { .mode = -1,
+							      .interval = iv };
+
+					r = window(&w, &e, &c);
 					out_r("wake.base", -1, metric, rep, r);
 					out_r("wake.base1", -1, metric, rep, c);
 				}
-				for (i = 0; i < NMODES; i++) {
-					m = mode_at(rep + cfgno, i);
+				for (i = 0; i < NALLMODES; i++) {
+					m = (rep + cfgno + i) % NALLMODES;
 					if (cfg.wake_modes &&
 					    !(cfg.wake_modes & (1U << m)))
 						continue;
-					r = window(m, ns[a], iv, &e, &c);
-					out_r("wake.loc", m, metric, rep, r);
-					out_r("wake.loc1", m, metric, rep, c);
-					out_r("wake.exp", m, metric, rep, e);
+					mode_window(m, ns[a], iv, metric, rep,
+						    &pooled[cfgno][m]);
 				}
 				if ((rep + cfgno) % 2 == 1) {
-					r = window(-1, 0, iv, &e, &c);
+					struct wake_run w = { .mode = -1,
+							      .interval = iv };
+
+					r = window(&w, &e, &c);
 					out_r("wake.base", -1, metric, rep, r);
 					out_r("wake.base1", -1, metric, rep, c);
 				}
 				out_flush();
 			}
 	}
+	/* pooled lateness: a p99 per configuration, distributions at N = 10 */
+	for (cfgno = 0; cfgno < WAKE_NCFG; cfgno++)
+		for (m = 0; m < NALLMODES; m++) {
+			struct samples *s = &pooled[cfgno][m];
+			char test[64];
+
+			if (!s->n)
+				continue;
+			out_r("wake.late.pooled", m, cfgnames[cfgno], 0,
+			      samples_pct(s, 99));
+			if (!strncmp(cfgnames[cfgno], "N10_", 4)) {
+				snprintf(test, sizeof(test), "wake.late.%.40s",
+					 cfgnames[cfgno]);
+				out_q(test, m, s);
+			}
+			samples_free(s);
+		}
+	out_flush();
 	pin_self(cfg.cpu);
 }
