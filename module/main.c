@@ -108,15 +108,19 @@ static bool dtfd_valid_layout(u32 layout)
 /*
  * A periodic timer that fired: advance the deadline past now, arm the next
  * period and return the expirations that passed since the one delivered
- * (timerfd's "overruns - 1").
+ * (timerfd's "overruns - 1").  When CLOCK_REALTIME stepped back behind the
+ * deadline nothing is forwarded and this is -1 in u64, as in timerfd: the
+ * delivered tick is taken back and read(2) may return 0.  The statistics
+ * only ever count up, so they take no part in that.
  */
 static u64 dtfd_rearm(struct dtimerfd_ctx *ctx, ktime_t now)
 {
-	u64 missed = dtfd_forward(ctx, now) - 1;
+	u64 orun = dtfd_forward(ctx, now);
 
-	ctx->stats.expirations += missed;
+	if (orun)
+		ctx->stats.expirations += orun - 1;
 	dtfd_arm(ctx, now);
-	return missed;
+	return orun - 1;
 }
 
 /*

@@ -291,6 +291,42 @@ TEST(stats_deferred, T_DTFD_ONLY | T_NO_DEFER, 30)
 	close(fd);
 }
 
+/*
+ * A periodic CLOCK_REALTIME timer that expired, then the clock stepped back
+ * behind its deadline: read(2) gives 0, as timerfd's does (its forward
+ * finds nothing to forward and takes the delivered tick back), but the
+ * statistics only count up: one expiration, one delivery.
+ */
+TEST(stats_clock_stepped_back, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	int mode;
+
+	h_require_clock_set();
+	for (mode = 0; mode < 2; mode++) {
+		int flags = mode ? DTFD_TIMER_DEFERRABLE : 0;
+		int fd = dtimerfd_create(CLOCK_REALTIME, DTFD_CLOEXEC);
+		struct itimerspec its;
+		struct dtfd_stats st;
+		uint64_t ticks = 0;
+
+		ASSERT_OK(fd);
+		its = h_its(h_now(CLOCK_REALTIME) + MS(20), SEC(5));
+		ASSERT_OK(dtimerfd_settime(fd, flags | DTFD_TIMER_ABSTIME,
+					   &its, NULL));
+		ASSERT(h_poll(fd, 5000, NULL) == 1);
+		ASSERT_OK(h_clock_step(-SEC(30)));
+		EXPECTF(read(fd, &ticks, 8) == 0, "mode %d: ticks %llu", mode,
+			(unsigned long long)ticks);
+		ASSERT_OK(dtimerfd_get_stats(fd, &st));
+		EXPECTF(st.expirations == 1 && st.deliveries == 1,
+			"mode %d: expirations %llu deliveries %llu", mode,
+			(unsigned long long)st.expirations,
+			(unsigned long long)st.deliveries);
+		h_clock_restore();
+		close(fd);
+	}
+}
+
 /* ---- dtimerfd_nanosleep() ---- */
 
 static void on_alarm(int sig)
