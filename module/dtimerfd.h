@@ -58,6 +58,12 @@ struct dtimerfd_ctx {
 	wait_queue_head_t wqh;
 	/* next expiry on @eclock; 0 when never armed */
 	ktime_t expires;
+	/*
+	 * @eclock's time at the last settime: lateness counts from the later
+	 * of this and @expires, so that a deadline already past when it was
+	 * set is not decades late.
+	 */
+	ktime_t armed_at;
 	ktime_t tintv;
 	/*
 	 * Monotonic-to-realtime offset when CANCEL_ON_SET was armed;

@@ -152,6 +152,7 @@ static int dtfd_setup(struct dtimerfd_ctx *ctx, unsigned int flags,
 		else
 			texp = ktime_add_safe(texp, now);
 		ctx->expires = texp;
+		ctx->armed_at = now;
 		dtfd_arm(ctx, now);
 		if (dtfd_canceled(ctx))
 			return -ECANCELED;

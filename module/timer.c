@@ -13,6 +13,8 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/sched.h>
@@ -41,7 +43,7 @@ static void dtfd_hrtimer_start(struct dtimerfd_ctx *ctx, ktime_t range)
 /* Deliver the expiration at @now: count it, wake readers and pollers. */
 static void dtfd_fire(struct dtimerfd_ctx *ctx, ktime_t now)
 {
-	s64 late = ktime_sub(now, ctx->expires);
+	s64 late = ktime_sub(now, max(ctx->expires, ctx->armed_at));
 
 	lockdep_assert_held(&ctx->wqh.lock);
 
@@ -56,7 +58,10 @@ static void dtfd_fire(struct dtimerfd_ctx *ctx, ktime_t now)
 	ctx->stats.expirations++;
 	ctx->stats.deliveries++;
 	if (late > 0) {
-		ctx->stats.late_total_ns += late;
+		/* saturate: CLOCK_REALTIME steps can be years */
+		if (check_add_overflow(ctx->stats.late_total_ns, (u64)late,
+				       &ctx->stats.late_total_ns))
+			ctx->stats.late_total_ns = U64_MAX;
 		if (late > ctx->stats.late_max_ns)
 			ctx->stats.late_max_ns = late;
 		if (late > TICK_NSEC)

@@ -155,8 +155,6 @@ static unsigned long long seed;
 static int seed_given;
 static int trace;
 static int failures;
-static int strict_stats;
-static unsigned long long late_wraps, exp_wraps;
 static unsigned long long total_calls;
 static long long hr_res = 1;
 
@@ -784,24 +782,6 @@ static void op_ioctl_real(struct thr *t, int fd)
 		struct dtfd_stats s;
 
 		memcpy(&s, w, sizeof(s));
-		/*
-		 * Known module bugs, counted, and fatal only with
-		 * DTFD_FUZZ_STRICT=1 until the module is fixed:
-		 * - a deadline already past when armed (absolute
-		 *   CLOCK_REALTIME near the epoch) counts as decades late,
-		 *   and about ten of them wrap late_total_ns;
-		 * - CLOCK_REALTIME stepped back below a periodic deadline
-		 *   that fired: the re-arm finds no period passed and adds
-		 *   0 - 1 to expirations (and, as timerfd, to the ticks).
-		 */
-		if (s.late_max_ns > s.late_total_ns && !strict_stats) {
-			__atomic_add_fetch(&late_wraps, 1, __ATOMIC_RELAXED);
-			s.late_max_ns = 0;
-		}
-		if (s.deliveries > s.expirations && !strict_stats) {
-			__atomic_add_fetch(&exp_wraps, 1, __ATOMIC_RELAXED);
-			s.expirations = s.deliveries;
-		}
 		if (s.deliveries > s.expirations ||
 		    s.deferred > s.deliveries || s.backstop > s.deliveries ||
 		    s.late_max_ns > s.late_total_ns)
@@ -1734,12 +1714,6 @@ TEST(fuzz, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 300)
 	h_diag("fuzzed %llu calls in %.1f s (%.0f calls/s), seed %#llx, %d invariant failures",
 	       total_calls, (t1 - start_ns) / 1e9,
 	       total_calls / ((t1 - start_ns) / 1e9), seed, failures);
-	if (late_wraps)
-		h_diag("KNOWN module bug: GET_STATS showed late_max_ns > late_total_ns %llu times (late_total_ns wrapped: past deadlines count as late since them)",
-		       late_wraps);
-	if (exp_wraps)
-		h_diag("KNOWN module bug: GET_STATS showed deliveries > expirations %llu times (re-arm after CLOCK_REALTIME stepped back adds -1)",
-		       exp_wraps);
 	EXPECT(total_calls >= target_calls);
 	EXPECTF(failures == 0, "%d invariant failures (seed %#llx)", failures,
 		seed);
@@ -1789,7 +1763,6 @@ int main(int argc, char **argv)
 	if (nthreads > FZ_MAX_THREADS)
 		nthreads = FZ_MAX_THREADS;
 	trace = (int)env_ull("DTFD_FUZZ_TRACE", 0);
-	strict_stats = (int)env_ull("DTFD_FUZZ_STRICT", 0);
 	/*
 	 * The case's timeout follows the call count: 300 s, plus 1 s per
 	 * 1,000 calls beyond 100,000 (a KASAN kernel under TCG makes about

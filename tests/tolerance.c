@@ -327,6 +327,40 @@ TEST(stats_clock_stepped_back, T_DTFD_ONLY | T_NO_DEFER, 30)
 	}
 }
 
+/*
+ * A deadline already past when it is set (absolute, near the epoch) fires
+ * at once, and is late by the time since the settime, not since 1970:
+ * a few of those used to wrap late_total_ns.
+ */
+TEST(stats_past_deadline, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	int mode, i;
+
+	for (mode = 0; mode < 2; mode++) {
+		int flags = (mode ? DTFD_TIMER_DEFERRABLE : 0) |
+			    DTFD_TIMER_ABSTIME;
+		int fd = dtimerfd_create(CLOCK_REALTIME, DTFD_CLOEXEC);
+		struct itimerspec its = h_its(SEC(1), 0);
+		struct dtfd_stats st;
+		uint64_t ticks;
+
+		ASSERT_OK(fd);
+		for (i = 0; i < 20; i++) {
+			ASSERT_OK(dtimerfd_settime(fd, flags, &its, NULL));
+			ASSERT(h_wait_read(fd, 5000, &ticks) == 8 && ticks == 1);
+		}
+		ASSERT_OK(dtimerfd_get_stats(fd, &st));
+		EXPECT(st.expirations == 20 && st.deliveries == 20);
+		EXPECTF(st.late_max_ns < (uint64_t)TCG_MARGIN &&
+			st.late_total_ns >= st.late_max_ns &&
+			st.late_total_ns <= 20 * st.late_max_ns,
+			"mode %d: late total %llu max %llu", mode,
+			(unsigned long long)st.late_total_ns,
+			(unsigned long long)st.late_max_ns);
+		close(fd);
+	}
+}
+
 /* ---- dtimerfd_nanosleep() ---- */
 
 static void on_alarm(int sig)

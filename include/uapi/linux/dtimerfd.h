@@ -142,6 +142,11 @@ struct dtfd_tolerance {
  * @late_max_ns:   the latest delivery
  * @deferred:	   deliveries later than one jiffy past their expiry
  * @backstop:	   deliveries made by the max_defer_ns bound
+ *
+ * A delivery is late by the time from its expiry, or from the settime that
+ * set it when that expiry had already passed, to the delivery, on the
+ * timer's clock (a CLOCK_REALTIME step past an expiry counts); the sum
+ * saturates at ~0.
  */
 struct dtfd_stats {
 	__u64 expirations;
