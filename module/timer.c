@@ -19,6 +19,7 @@
 #include <linux/poll.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
+#include <linux/tick.h>
 #include <linux/timekeeping.h>
 
 #include "dtimerfd.h"
@@ -270,16 +271,56 @@ static enum alarmtimer_restart dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
  */
 static DEFINE_PER_CPU(unsigned long, dtfd_idle_tick);
 
+/* This CPU's idle time when a callback last asked, and the verdict then. */
+struct dtfd_idle_sample {
+	unsigned long jiffies;
+	u64 at_us;
+	u64 idle_us;
+	bool idle;
+};
+
+static DEFINE_PER_CPU(struct dtfd_idle_sample, dtfd_idle_sample);
+
+/*
+ * Was this CPU idle for most of the time since a callback last asked?
+ * Asked once a jiffy: the callbacks of one tick share the answer.
+ */
+static bool dtfd_cpu_mostly_idle(void)
+{
+	struct dtfd_idle_sample *s = this_cpu_ptr(&dtfd_idle_sample);
+	int cpu = smp_processor_id();
+	u64 at_us, idle_us, iowait_us;
+
+	if (s->jiffies == jiffies && s->at_us)
+		return s->idle;
+	idle_us = get_cpu_idle_time_us(cpu, &at_us);
+	iowait_us = get_cpu_iowait_time_us(cpu, NULL);
+	if (idle_us == (u64)-1 || iowait_us == (u64)-1)
+		return false;		/* no NO_HZ: nothing to save anyway */
+	idle_us += iowait_us;
+	s->idle = s->at_us && at_us > s->at_us &&
+		  2 * (idle_us - s->idle_us) > at_us - s->at_us;
+	s->jiffies = jiffies;
+	s->at_us = at_us;
+	s->idle_us = idle_us;
+	return s->idle;
+}
+
 /*
  * Did this tick find the CPU idle?  Timer callbacks run in the softirq of
- * the interrupted task, the idle task when the CPU was idle; on PREEMPT_RT,
- * and under softirq load, in a per-CPU kthread (ktimers, ksoftirqd) that
- * is then the only runnable task.
+ * the interrupted task, the idle task when the CPU was idle.  On
+ * PREEMPT_RT, and under softirq load, they run in a per-CPU kthread
+ * (ktimers, ksoftirqd): that is idle's stand-in when it is the only
+ * runnable task, or when the CPU spent most of the time since the last
+ * look idle (on PREEMPT_RT the tick wakes ktimers and ksoftirqd together).
  */
 static bool dtfd_tick_found_idle(void)
 {
-	return is_idle_task(current) ||
-	       ((current->flags & PF_KTHREAD) && single_task_running());
+	if (is_idle_task(current))
+		return true;
+	if (!(current->flags & PF_KTHREAD))
+		return false;
+	return single_task_running() || dtfd_cpu_mostly_idle();
 }
 
 /*
