@@ -273,7 +273,7 @@ static DEFINE_PER_CPU(unsigned long, dtfd_idle_tick);
 
 /* This CPU's idle time when a callback last asked, and the verdict then. */
 struct dtfd_idle_sample {
-	unsigned long jiffies;
+	unsigned long tick;
 	u64 at_us;
 	u64 idle_us;
 	bool idle;
@@ -288,10 +288,11 @@ static DEFINE_PER_CPU(struct dtfd_idle_sample, dtfd_idle_sample);
 static bool dtfd_cpu_mostly_idle(void)
 {
 	struct dtfd_idle_sample *s = this_cpu_ptr(&dtfd_idle_sample);
+	unsigned long now = jiffies;
 	int cpu = smp_processor_id();
 	u64 at_us, idle_us, iowait_us;
 
-	if (s->jiffies == jiffies && s->at_us)
+	if (s->tick == now && s->at_us)
 		return s->idle;
 	idle_us = get_cpu_idle_time_us(cpu, &at_us);
 	iowait_us = get_cpu_iowait_time_us(cpu, NULL);
@@ -300,7 +301,7 @@ static bool dtfd_cpu_mostly_idle(void)
 	idle_us += iowait_us;
 	s->idle = s->at_us && at_us > s->at_us &&
 		  2 * (idle_us - s->idle_us) > at_us - s->at_us;
-	s->jiffies = jiffies;
+	s->tick = now;
 	s->at_us = at_us;
 	s->idle_us = idle_us;
 	return s->idle;
