@@ -34,9 +34,11 @@ echo "1..13"
 check "examples: timer-demo, strict" "^0\.0[0-9][0-9]: timer started$" \
 	"^1\.[0-9]*: read: 1; total=1$" "^2\.[0-9]*: read: 1; total=2$"
 
+# An idle CPU may defer the ticks past the next period (seen: 1.8 s), so
+# the last read may bring the total past 2; never below, never early.
 "$eco/timer-demo" --deferrable 1 1 2 >"$out" 2>&1
 check "examples: timer-demo --deferrable" "timer started (deferrable)" \
-	"read: [12]; total=2$"
+	"^[2-9][0-9]*\.[0-9]*: read: [1-9][0-9]*; total=[2-9][0-9]*$"
 
 "$eco/epoll-timers" 100 10 2 >"$out" 2>&1
 check "examples: epoll-timers, 100 strict timers" "100 strict timers" "none lost"
