@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/utsname.h>
 
 #include "harness.h"
 
@@ -655,45 +656,70 @@ TEST(delivered_on_access, T_DTFD_ONLY | T_NO_DEFER, 30)
 	close(fd);
 }
 
-/* Local-timer interrupts, all CPUs (the LOC row of /proc/interrupts). */
-static unsigned long long loc_total(void)
+/* What the idle-wake-up test counts over one window. */
+struct loc_count {
+	unsigned long long all;		/* local-timer interrupts, every CPU */
+	unsigned long long cpu0;	/* those of CPU 0, where the timers live */
+	unsigned long long jiffies;	/* ticks of a CPU that never stops its tick */
+};
+
+/* The LOC row of /proc/interrupts: its sum, and CPU 0's column. */
+static void loc_read(struct loc_count *c)
 {
-	unsigned long long sum = 0;
 	char line[4096];
 	FILE *f = fopen("/proc/interrupts", "r");
 
 	ASSERT(f);
+	c->all = c->cpu0 = 0;
 	while (fgets(line, sizeof(line), f)) {
 		char *p = line, *end;
+		int col = 0;
 
 		while (*p == ' ')
 			p++;
 		if (strncmp(p, "LOC:", 4))
 			continue;
 		p += 4;
-		for (;;) {
+		for (;; col++) {
 			unsigned long long v = strtoull(p, &end, 10);
 
 			if (end == p)
 				break;
-			sum += v;
+			c->all += v;
+			if (!col)
+				c->cpu0 = v;
 			p = end;
 		}
 	}
 	fclose(f);
-	return sum;
+}
+
+/* The kernel's jiffies, from /proc/timer_list (root only, like the module). */
+static unsigned long long jiffies_now(void)
+{
+	unsigned long long j = 0;
+	char line[512];
+	FILE *f = fopen("/proc/timer_list", "r");
+
+	ASSERT(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "jiffies: %llu", &j) == 1)
+			break;
+	fclose(f);
+	ASSERTF(j, "no jiffies line in /proc/timer_list");
+	return j;
 }
 
 /*
  * Serve @n timers with one epoll loop on CPU 0 for @ns, armed at 10 ms
- * with staggered phases (so strict timers cannot share wake-ups); return
+ * with staggered phases (so strict timers cannot share wake-ups); count
  * the local-timer interrupts taken meanwhile.  n == 0: the idle baseline.
  */
-static unsigned long long loc_during(int n, int flags, long long ns)
+static void loc_during(int n, int flags, long long ns, struct loc_count *c)
 {
 	int ep = epoll_create1(EPOLL_CLOEXEC), fds[64], i;
 	long long start = h_now(CLOCK_MONOTONIC) + MS(20), end;
-	unsigned long long before, after;
+	struct loc_count before, after;
 
 	ASSERT(ep >= 0 && n <= 64);
 	pin_self(0);
@@ -707,7 +733,8 @@ static unsigned long long loc_during(int n, int flags, long long ns)
 			      start + i * MS(10) / n, MS(10)));
 	}
 	h_sleep_ns(MS(100));
-	before = loc_total();
+	before.jiffies = jiffies_now();
+	loc_read(&before);
 	end = h_now(CLOCK_MONOTONIC) + ns;
 	for (;;) {
 		struct epoll_event evs[64];
@@ -723,21 +750,44 @@ static unsigned long long loc_during(int n, int flags, long long ns)
 			read(evs[j].data.fd, &t, sizeof(t));
 		}
 	}
-	after = loc_total();
+	loc_read(&after);
+	after.jiffies = jiffies_now();
 	for (i = 0; i < n; i++)
 		close(fds[i]);
 	close(ep);
-	return after - before;
+	c->all = after.all - before.all;
+	c->cpu0 = after.cpu0 - before.cpu0;
+	c->jiffies = after.jiffies - before.jiffies;
+}
+
+/* A PREEMPT_RT kernel says so in its version string (uname -v). */
+static int kernel_is_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
 }
 
 /*
  * The point of it all: on an idle guest, N deferrable timers at 10 ms add
  * at most 10 % of the local-timer interrupts that N strict ones add.
+ *
+ * PREEMPT_RT keeps the tick of an idle CPU that something woke: a ticking
+ * idle CPU raises the scheduler's softirq on (nearly) every tick, RT runs
+ * it in ksoftirqd, and waking ksoftirqd ends the idle loop before its
+ * second pass, the only one that stops the tick (without a cpuidle driver,
+ * as in these guests).  Traced
+ * on 6.12-rt with no timer armed: in 3 s (750 jiffies) CPU 0 raised 758
+ * SCHED softirqs, kept its tick 759 times and stopped it 0 times.  A
+ * deferrable timer rides that tick, as it should, so there the promise is
+ * the deferrable one proper: CPU 0 takes no interrupt beyond its tick (one
+ * per jiffy), give or take 10 % of what strict timers add.  The idle
+ * baseline is whichever state CPU 0 happened to be in: no yardstick there.
  */
 TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 {
 	const int n = 8;
-	unsigned long long base, strict, defer;
+	struct loc_count base, strict, defer;
 	double added_strict, added_defer;
 
 	/*
@@ -745,19 +795,33 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	 * a CPU ticking (as the strict phase makes it) may keep that tick
 	 * for seconds after the timers are gone.
 	 */
-	base = loc_during(0, 0, SEC(3));
-	defer = loc_during(n, DTFD_TIMER_DEFERRABLE, SEC(3));
-	strict = loc_during(n, 0, SEC(3));
-	added_strict = (double)strict - (double)base;
-	added_defer = (double)defer - (double)base;
+	loc_during(0, 0, SEC(3), &base);
+	loc_during(n, DTFD_TIMER_DEFERRABLE, SEC(3), &defer);
+	loc_during(n, 0, SEC(3), &strict);
+	added_strict = (double)strict.all - (double)base.all;
+	added_defer = (double)defer.all - (double)base.all;
 	h_diag("LOC over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
-	       base, n, strict, added_strict, n, defer, added_defer,
-	       added_defer / added_strict);
+	       base.all, n, strict.all, added_strict, n, defer.all,
+	       added_defer, added_defer / added_strict);
+	h_diag("CPU 0 LOC: idle %llu, strict %llu, deferrable %llu; jiffies %llu, %llu, %llu",
+	       base.cpu0, strict.cpu0, defer.cpu0, base.jiffies,
+	       strict.jiffies, defer.jiffies);
 	ASSERTF(added_strict > 300, "strict timers added only %.0f interrupts",
 		added_strict);
-	EXPECTF(added_defer <= 0.10 * added_strict,
-		"deferrable added %.0f, strict %.0f", added_defer,
+	if (!kernel_is_rt()) {
+		EXPECTF(added_defer <= 0.10 * added_strict,
+			"deferrable added %.0f, strict %.0f", added_defer,
+			added_strict);
+		return;
+	}
+	added_strict = (double)strict.cpu0 - (double)strict.jiffies;
+	h_diag("PREEMPT_RT: CPU 0 keeps its tick; beyond it, strict +%.0f, deferrable %+.0f",
+	       added_strict, (double)defer.cpu0 - (double)defer.jiffies);
+	ASSERTF(added_strict > 300, "strict timers added only %.0f interrupts beyond the tick",
 		added_strict);
+	EXPECTF(defer.cpu0 <= defer.jiffies + 0.10 * added_strict,
+		"deferrable: CPU 0 took %llu interrupts in %llu jiffies (strict adds %.0f)",
+		defer.cpu0, defer.jiffies, added_strict);
 }
 
 TEST_MAIN()
