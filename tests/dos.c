@@ -208,7 +208,12 @@ static void flood(int deferrable)
 	if (!deferrable)
 		EXPECTF(fired == NTIMERS, "%llu of %d strict timers fired",
 			fired, NTIMERS);
-	EXPECTF(proc < wall / 10, "process CPU %.1f ms in %.1f s", proc / 1e6,
+	/*
+	 * A callback re-arming at 1 ns would take the CPU whole; a quiet
+	 * process costs 4-9 % here, once 12 % (6.12-rt, tick-based CPU
+	 * accounting under TCG), hence a quarter.
+	 */
+	EXPECTF(proc < wall / 4, "process CPU %.1f ms in %.1f s", proc / 1e6,
 		wall / 1e9);
 	EXPECTF(busy < 50.0, "machine %.1f%% busy", busy);
 	EXPECTF(wd.max_late < WD_MAX_LATE,
