@@ -924,6 +924,39 @@ void *h_bad_ptr(void)
 	return p;
 }
 
+int h_local_timer_irqs(unsigned long long *all, unsigned long long *cpu0)
+{
+	FILE *f = fopen("/proc/interrupts", "re");
+	char line[4096];
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (ret && fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+		int col;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		*all = 0;
+		for (col = 0;; col++, p = end) {
+			unsigned long long v = strtoull(p, &end, 10);
+
+			if (end == p)
+				break;
+			*all += v;
+			if (!col && cpu0)
+				*cpu0 = v;
+		}
+		ret = 0;
+	}
+	fclose(f);
+	return ret;
+}
+
 int h_fdinfo(int fd, struct h_fdinfo *fi)
 {
 	static const char *keys[5] = {

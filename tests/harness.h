@@ -250,6 +250,12 @@ void h_set_nonblock(int fd, int on);
 /* an address in a PROT_NONE page: EFAULT bait */
 void *h_bad_ptr(void);
 
+/*
+ * Local-timer interrupts so far (the LOC row of /proc/interrupts): the sum
+ * over CPUs in *all, CPU 0's in *cpu0 (may be NULL); 0, or -1 if unknown.
+ */
+int h_local_timer_irqs(unsigned long long *all, unsigned long long *cpu0);
+
 /* parsed /proc/self/fdinfo/FD timer lines */
 struct h_fdinfo {
 	int clockid;

@@ -110,33 +110,9 @@ TEST(abstime_past_periodic, 0, 30)
 /* local timer interrupts so far, summed over CPUs (-1 if unknown) */
 static long long local_timer_irqs(void)
 {
-	char line[4096];
-	long long sum = -1;
-	FILE *f = fopen("/proc/interrupts", "re");
+	unsigned long long all;
 
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		sum = 0;
-		for (;;) {
-			char *end;
-			long long v = strtoll(p, &end, 10);
-
-			if (end == p)
-				break;
-			sum += v;
-			p = end;
-		}
-	}
-	fclose(f);
-	return sum;
+	return h_local_timer_irqs(&all, NULL) ? -1 : (long long)all;
 }
 
 /*
