@@ -15,6 +15,7 @@
 #error "dtimerfd needs Linux 6.1 or later"
 #endif
 
+#include <linux/alarmtimer.h>
 #include <linux/hrtimer.h>
 #include <linux/timer.h>
 
@@ -47,6 +48,36 @@ static inline void hrtimer_setup(struct hrtimer *timer,
 	hrtimer_init(timer, clock_id, mode);
 	timer->function = fn;
 }
+#endif
+
+/*
+ * 7.2 has alarm_start_timer() instead of alarm_start(); like the new
+ * hrtimer_start_range_ns_user() it leaves an already expired alarm
+ * unqueued and says so, and the caller delivers.  The old alarm_start()
+ * queues it and the callback runs at once: report "queued".
+ */
+#ifndef DTFD_HAVE_ALARM_START_TIMER
+static inline bool alarm_start_timer(struct alarm *alarm, ktime_t expires,
+				     bool relative)
+{
+	if (relative)
+		alarm_start_relative(alarm, expires);
+	else
+		alarm_start(alarm, expires);
+	return true;
+}
+#endif
+
+/*
+ * 7.2 alarm callbacks return void (alarms are never restarted by their
+ * callback); before, they returned enum alarmtimer_restart.
+ */
+#ifdef DTFD_HAVE_ALARMTIMER_RESTART
+#define dtfd_alarm_ret			enum alarmtimer_restart
+#define DTFD_ALARM_DONE			ALARMTIMER_NORESTART
+#else
+#define dtfd_alarm_ret			void
+#define DTFD_ALARM_DONE
 #endif
 
 #endif /* DTIMERFD_COMPAT_H */

@@ -11,6 +11,7 @@
 
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
+#include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
@@ -178,7 +179,8 @@ void dtfd_arm(struct dtimerfd_ctx *ctx, ktime_t now)
 			dtfd_hrtimer_start(ctx, ctx->max_defer);
 		}
 	} else if (dtfd_isalarm(ctx)) {
-		alarm_start(&ctx->t.alarm, ctx->expires);
+		if (!alarm_start_timer(&ctx->t.alarm, ctx->expires, false))
+			dtfd_fire(ctx, now);	/* already expired, not queued */
 	} else {
 		dtfd_hrtimer_start(ctx, ctx->slack);
 	}
@@ -252,7 +254,7 @@ static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *tmr)
 	return HRTIMER_NORESTART;
 }
 
-static enum alarmtimer_restart dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
+static dtfd_alarm_ret dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
 {
 	struct dtimerfd_ctx *ctx = container_of(alarm, struct dtimerfd_ctx,
 						t.alarm);
@@ -262,7 +264,7 @@ static enum alarmtimer_restart dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
 	if (ctx->queued)
 		dtfd_fire(ctx, now);
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
-	return ALARMTIMER_NORESTART;
+	return DTFD_ALARM_DONE;
 }
 
 /*
