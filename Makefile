@@ -10,6 +10,8 @@
 #                        the test suite in the guest
 #   make demo            deps, build, boot, strict vs deferrable side by side
 #   make KVER=6.12.117+deb12-amd64 check   the same on another kernel
+#   make kernels         what KVER= can name: installed, in the host's suite,
+#                        in other suites (built and booted from a cached root)
 #   make install         module (updates/), library, headers, pkg-config,
 #                        man pages, udev rule, modules-load.d; DESTDIR, PREFIX
 #   make dkms-install    the module's sources under /usr/src for DKMS
@@ -35,6 +37,12 @@ ifeq ($(strip $(KVER)),)
 KVER := $(shell vm/kver)
 endif
 KDIR ?= /lib/modules/$(KVER)/build
+# A kernel the host's suite does not carry (7.2 from unstable on Debian 12)
+# is built for in a cached root of the suite that does, with the compiler
+# its headers name (vm/kernel); there KDIR is the root's path.
+KROOT := $(if $(KVER),$(shell vm/kernel root $(KVER)))
+KMAKE := $(if $(KROOT),$(TOP)/vm/kernel exec $(KVER) -- make,$(MAKE))
+KDIR_HOST := $(if $(KROOT),$(KROOT)/usr/src/linux-headers-$(KVER),$(KDIR))
 # Exported only once known: on a bare machine the sub-makes of check and
 # demo must look again after `deps` has installed the headers.
 ifneq ($(KVER),)
@@ -47,7 +55,7 @@ DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dir
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
-.PHONY: all module userlib tests examples deps check check-quick demo lint \
+.PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
 	install-data uninstall dkms-install check-dkms check-dracut check-debug \
@@ -66,7 +74,7 @@ INSTALL ?= install
 all: module userlib tests examples
 
 module: kdir-check
-	$(MAKE) $(KBUILD_ARGS) modules
+	$(KMAKE) $(KBUILD_ARGS) modules
 
 userlib:
 	$(MAKE) -C userlib
@@ -78,12 +86,15 @@ examples: userlib
 	$(MAKE) -C examples
 
 kdir-check:
-	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
-		echo "dtimerfd: no kernel headers for '$(KVER)' in $(KDIR); run 'make deps' (as root)" >&2; \
+	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR_HOST)" ]; then \
+		echo "dtimerfd: no kernel headers for '$(KVER)' in $(KDIR_HOST); run 'make deps' (as root)" >&2; \
 		exit 1; fi
 
 deps:
 	vm/deps
+
+kernels:
+	@vm/kernel list
 
 check: deps
 	$(MAKE) all
@@ -138,7 +149,7 @@ man-check:
 
 # W=1 adds kernel-doc and extra warnings: the module must stay silent.
 warnings: kdir-check
-	@out=$$($(MAKE) $(KBUILD_ARGS) W=1 -B modules 2>&1 | grep -E 'warning|error' || true); \
+	@out=$$($(KMAKE) $(KBUILD_ARGS) W=1 -B modules 2>&1 | grep -E 'warning|error' || true); \
 	if [ -n "$$out" ]; then echo "$$out"; echo "W=1: warnings" >&2; exit 1; fi; \
 	echo "  W=1     module/: no warnings ($(KVER))"
 
@@ -150,7 +161,7 @@ checkpatch:
 	scripts/checkpatch
 
 sparse: kdir-check
-	@out=$$($(MAKE) $(KBUILD_ARGS) C=2 modules 2>&1 | grep -vE '^(make|  (CC|CHECK|LD|MODPOST|BTF)|Skipping BTF)' | grep -v 'Entering directory\|Leaving directory'); \
+	@out=$$($(KMAKE) $(KBUILD_ARGS) C=2 modules 2>&1 | grep -vE '^(make|  (CC|CHECK|LD|MODPOST|BTF)|Skipping BTF)' | grep -v 'Entering directory\|Leaving directory'); \
 	if [ -n "$$out" ]; then echo "$$out"; echo "sparse: not silent" >&2; exit 1; fi; \
 	echo "  SPARSE  module/: silent"
 
@@ -164,7 +175,7 @@ install: install-module install-lib install-man install-data
 # depmod runs for the live system; a DESTDIR (package) build leaves it to
 # the package's postinst.
 install-module: module
-	$(MAKE) $(KBUILD_ARGS) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates \
+	$(KMAKE) $(KBUILD_ARGS) INSTALL_MOD_PATH=$(DESTDIR) INSTALL_MOD_DIR=updates \
 		CONFIG_MODULE_SIG_ALL= DEPMOD=true modules_install
 	$(if $(DESTDIR),@echo "  DEPMOD  skipped for DESTDIR=$(DESTDIR)",depmod $(KVER))
 
@@ -223,7 +234,7 @@ check-dracut: deps
 	vm/dracut/run
 
 clean-module:
-	-[ -d "$(KDIR)" ] && $(MAKE) $(KBUILD_ARGS) clean
+	-[ -d "$(KDIR)" ] && $(KMAKE) $(KBUILD_ARGS) clean
 
 clean: clean-module
 	$(MAKE) -C userlib clean
@@ -233,6 +244,6 @@ clean: clean-module
 	rm -rf build
 
 help:
-	@sed -n '3,21p' Makefile
+	@awk 'NR > 2 && !/^#/ { exit } NR > 2' Makefile
 
 endif
