@@ -17,10 +17,12 @@
 #   make dkms-install    the module's sources under /usr/src for DKMS
 #   make check-dkms      dkms add/build/install/remove on each kernel (root)
 #   make check-dracut    boot with a dracut initramfs, module from install (root)
+#   make check-host-trixie  make deps && make check in a Debian 13 root (root)
 #   make check-debug     suite, 10M fuzz calls, 10 min stress, 1,000 load/unload
 #                        cycles on the KASAN/lockdep/kmemleak kernel (~40 min)
-#   make check-all       make check on every installed Debian kernel, then
-#                        check-debug
+#   make check-all       make check on every installed and prepared kernel and
+#                        on unstable's newest (and -rt), then check-host-trixie
+#                        and check-debug
 
 # The kbuild part lives in ./Kbuild and module/Kbuild.  DKMS runs
 # `make KERNELRELEASE=<kernel> module ...`: a KERNELRELEASE from the
@@ -40,7 +42,7 @@ KDIR ?= /lib/modules/$(KVER)/build
 # A kernel the host's suite does not carry (7.2 from unstable on Debian 12)
 # is built for in a cached root of the suite that does, with the compiler
 # its headers name (vm/kernel); there KDIR is the root's path.
-KROOT := $(if $(KVER),$(shell vm/kernel root $(KVER)))
+KROOT := $(if $(KVER),$(if $(wildcard $(TOP)/vm/kernel),$(shell $(TOP)/vm/kernel root $(KVER))))
 KMAKE := $(if $(KROOT),$(TOP)/vm/kernel exec $(KVER) -- make,$(MAKE))
 KDIR_HOST := $(if $(KROOT),$(KROOT)/usr/src/linux-headers-$(KVER),$(KDIR))
 # Exported only once known: on a bare machine the sub-makes of check and
@@ -58,7 +60,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 .PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
-	install-data uninstall dkms-install check-dkms check-dracut check-debug \
+	install-data uninstall dkms-install check-dkms check-dracut check-host-trixie check-debug \
 	check-all clean clean-module help
 
 PREFIX ?= /usr/local
@@ -127,18 +129,22 @@ check-debug: deps
 	vm/check-debug
 
 # `make check` on each installed Debian kernel with headers (6.1, 6.12,
-# 6.12-rt...; not -cloud), then check-debug.  Runs them all, fails if any
-# failed.
+# 6.12-rt...; not -cloud), on each kernel prepared in a root of another
+# suite, and on the newest of the development suite in both flavours
+# (7.2, 7.2-rt), then the Debian 13 host lane and check-debug.  Runs them
+# all, fails if any failed.
 check-all: deps
 	@rc=0; failed=; \
-	for k in $$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
-		    sed 's|.*/linux-headers-||' | grep -v -- '-cloud-amd64$$' | sort -V); do \
-		[ -e /boot/vmlinuz-$$k ] || { echo "check-all: $$k: headers but no /boot/vmlinuz-$$k, skipped"; continue; }; \
+	for k in $$( { ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||'; \
+		      vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-amd64; } | \
+		    grep -v -- '-cloud-amd64$$' | sort -uV); do \
 		echo "check-all: === make check KVER=$$k"; \
-		$(MAKE) check KVER=$$k KDIR=/lib/modules/$$k/build || { rc=1; failed="$$failed $$k"; }; \
+		$(MAKE) check KVER=$$k || { rc=1; failed="$$failed $$k"; }; \
 	done; \
-	echo "check-all: === make check-debug"; \
-	$(MAKE) check-debug || { rc=1; failed="$$failed debug"; }; \
+	for t in check-host-trixie check-debug; do \
+		echo "check-all: === make $$t"; \
+		$(MAKE) $$t || { rc=1; failed="$$failed $$t"; }; \
+	done; \
 	echo "check-all: $${failed:+failed:$$failed}$${failed:-all passed}"; \
 	exit $$rc
 
@@ -226,6 +232,11 @@ dkms-install:
 # installs Debian's dkms when missing; never loads the module).
 check-dkms:
 	scripts/dkms-test
+
+# The README's commands on Debian 13: make deps && make check in a fresh
+# clone inside a debootstrapped trixie root (scripts/check-host; root).
+check-host-trixie:
+	scripts/check-host trixie
 
 # Debian's kernel with a generic dracut initramfs: the module installed,
 # loaded by systemd-modules-load, /dev/dtimerfd from udev with the rule,
