@@ -924,6 +924,19 @@ void *h_bad_ptr(void)
 	return p;
 }
 
+/* Write @s to the file @path (sysfs, debugfs): 0, or -1 with errno. */
+int h_write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
 int h_local_timer_irqs(unsigned long long *all, unsigned long long *cpu0)
 {
 	FILE *f = fopen("/proc/interrupts", "re");

@@ -250,6 +250,9 @@ void h_set_nonblock(int fd, int on);
 /* an address in a PROT_NONE page: EFAULT bait */
 void *h_bad_ptr(void);
 
+/* write s to the file at path (sysfs, debugfs): 0, or -1 with errno */
+int h_write_file(const char *path, const char *s);
+
 /*
  * Local-timer interrupts so far (the LOC row of /proc/interrupts): the sum
  * over CPUs in *all, CPU 0's in *cpu0 (may be NULL); 0, or -1 if unknown.

@@ -15,18 +15,6 @@
 #define WAKEALARM	"/sys/class/rtc/rtc0/wakealarm"
 #define POWER_STATE	"/sys/power/state"
 
-static int write_str(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
 static void require_suspend(void)
 {
 	char buf[128] = "";
@@ -53,11 +41,11 @@ static long long suspend_for(int secs)
 	long long m0 = h_now(CLOCK_MONOTONIC), b0 = h_now(CLOCK_BOOTTIME);
 	char buf[16];
 
-	write_str(WAKEALARM, "0");
+	h_write_file(WAKEALARM, "0");
 	snprintf(buf, sizeof(buf), "+%d", secs);
-	if (write_str(WAKEALARM, buf))
+	if (h_write_file(WAKEALARM, buf))
 		h_skip("cannot set the RTC wake alarm: %s", strerror(errno));
-	if (write_str(POWER_STATE, "freeze"))
+	if (h_write_file(POWER_STATE, "freeze"))
 		h_skip("suspend to idle failed: %s", strerror(errno));
 	return (h_now(CLOCK_BOOTTIME) - b0) - (h_now(CLOCK_MONOTONIC) - m0);
 }
