@@ -15,6 +15,8 @@
 #   make install         module (updates/), library, headers, pkg-config,
 #                        man pages, udev rule, modules-load.d; DESTDIR, PREFIX
 #   make dkms-install    the module's sources under /usr/src for DKMS
+#   make check-install   install, use as README says (guest), uninstall,
+#                        nothing left (root; scripts/install-test)
 #   make check-dkms      dkms add/build/install/remove on each kernel (root)
 #   make check-dracut    boot with a dracut initramfs, module from install (root)
 #   make check-host-trixie  make deps && make check in a Debian 13 root (root)
@@ -60,7 +62,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 .PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
-	install-data uninstall dkms-install check-dkms check-dracut check-host-trixie check-debug \
+	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug \
 	check-all clean clean-module help
 
 PREFIX ?= /usr/local
@@ -72,6 +74,8 @@ UDEVRULESDIR ?= /usr/lib/udev/rules.d
 MODULESLOADDIR ?= /usr/lib/modules-load.d
 DKMSDIR ?= /usr/src/dtimerfd-$(VERSION)
 INSTALL ?= install
+# the live system's loader cache knows the new library (no DESTDIR only)
+LDCONFIG ?= ldconfig
 
 all: module userlib tests examples
 
@@ -191,11 +195,13 @@ install-lib: userlib
 	$(INSTALL) -m 755 userlib/libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
 	ln -sf libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdtimerfd.so.1
 	ln -sf libdtimerfd.so.1 $(DESTDIR)$(LIBDIR)/libdtimerfd.so
+	$(INSTALL) -m 755 userlib/libdtimerfd-preload.so $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 userlib/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h
 	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' \
 	    -e 's|@includedir@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    userlib/libdtimerfd.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/libdtimerfd.pc
+	$(if $(DESTDIR),,$(LDCONFIG))
 
 install-man:
 	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man7
@@ -207,16 +213,33 @@ install-data:
 	$(INSTALL) -D -m 644 dist/60-dtimerfd.rules $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules
 	$(INSTALL) -D -m 644 dist/dtimerfd.conf $(DESTDIR)$(MODULESLOADDIR)/dtimerfd.conf
 
+# The module under whatever name kbuild gave it: a kernel built with
+# CONFIG_MODULE_COMPRESS_* (Debian's 6.12) has modules_install write
+# dtimerfd.ko.xz (or .zst, .gz).  Directories go when empty: none of them
+# is a system one on Debian.
+MODDIR = $(DESTDIR)/lib/modules/$(KVER)/updates/module
+rmdir-empty = for d in $(1); do [ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; done
 uninstall:
-	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/module/dtimerfd.ko
+	rm -f $(addprefix $(MODDIR)/,dtimerfd.ko dtimerfd.ko.xz dtimerfd.ko.zst dtimerfd.ko.gz)
+	@$(call rmdir-empty,$(MODDIR) $(patsubst %/,%,$(dir $(MODDIR))))
 	$(if $(DESTDIR),,-depmod $(KVER))
 	rm -f $(DESTDIR)$(LIBDIR)/libdtimerfd.a $(DESTDIR)$(LIBDIR)/libdtimerfd.so* \
+	      $(DESTDIR)$(LIBDIR)/libdtimerfd-preload.so \
 	      $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h \
 	      $(DESTDIR)$(PKGCONFIGDIR)/libdtimerfd.pc \
 	      $(patsubst man/%.3,$(DESTDIR)$(MANDIR)/man3/%.3,$(wildcard man/*.3)) \
 	      $(DESTDIR)$(MANDIR)/man4/dtimerfd.4 \
 	      $(DESTDIR)$(MANDIR)/man7/dtimerfd.7 \
 	      $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules $(DESTDIR)$(MODULESLOADDIR)/dtimerfd.conf
+	@$(call rmdir-empty,$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR) \
+	       $(addprefix $(DESTDIR)$(MANDIR)/,man3 man4 man7))
+	$(if $(DESTDIR),,$(LDCONFIG))
+
+# make install here, README's commands (the module's in a guest), make
+# uninstall, and the same files as before (root; never loads the module
+# here).  KVER picks the kernel, as everywhere.
+check-install:
+	scripts/install-test $(KVER)
 
 # What DKMS needs to build the module, and nothing else.
 dkms-install:

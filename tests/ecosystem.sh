@@ -28,7 +28,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..13"
+echo "1..20"
 
 "$eco/timer-demo" 1 1 2 >"$out" 2>&1
 check "examples: timer-demo, strict" "^0\.0[0-9][0-9]: timer started$" \
@@ -68,6 +68,50 @@ DTIMERFD_POLICY=min-interval=10ms LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
 	$ld "$eco/plain-timerfd" >"$out" 2>&1
 check "preload: min-interval=10ms defers a 20 ms timer" "dtimerfd-mode: deferrable"
 
+# A DTIMERFD_POLICY the shim does not understand is a typo: one line on
+# stderr, once, and strict timers, never "all deferrable" (a watchdog's
+# timer must not be deferred by a misspelt variable).
+# policy_typo NAME POLICY: strict, and exactly one stderr line naming it
+policy_typo() {
+	DTIMERFD_POLICY=$2 LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
+		$ld "$eco/plain-timerfd" >"$out" 2>"$out.err"
+	lines=$(wc -l <"$out.err")
+	cat "$out.err" >>"$out"
+	if [ "$lines" -ne 1 ] || ! grep -q "DTIMERFD_POLICY" "$out.err"; then
+		echo "# $1: want one line on stderr naming DTIMERFD_POLICY, got $lines"
+		not_ok "$1"
+		return
+	fi
+	check "$1" "fd: /dev/dtimerfd" "dtimerfd-mode: strict" "read: ok"
+}
+policy_typo "preload: unknown DTIMERFD_POLICY=al: one warning, strict" al
+policy_typo "preload: DTIMERFD_POLICY=min-interval=1x (bad unit): one warning, strict" \
+	min-interval=1x
+policy_typo "preload: DTIMERFD_POLICY=min-value= (no duration): one warning, strict" \
+	min-value=
+
+DTIMERFD_POLICY=none LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
+	$ld "$eco/plain-timerfd" >"$out" 2>"$out.err"
+if [ -s "$out.err" ]; then
+	cat "$out.err" >>"$out"
+	not_ok "preload: a valid DTIMERFD_POLICY prints nothing on stderr"
+else
+	ok "preload: a valid DTIMERFD_POLICY prints nothing on stderr"
+fi
+
+# Huge times must compare as huge, not wrap negative (ts_ns() overflow):
+# 9223372037 s is the first whole second past 2^63 ns, then max time_t.
+for v in 9223372037 9223372036854775807; do
+	DTIMERFD_POLICY=min-interval=1s LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
+		$ld "$eco/plain-timerfd" 3600 $v >"$out" 2>&1
+	check "preload: min-interval=1s defers an interval of $v s" \
+		"settime: 0" "dtimerfd-mode: deferrable"
+done
+DTIMERFD_POLICY=min-value=1s LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
+	$ld "$eco/plain-timerfd" 9223372036854775807 0 >"$out" 2>&1
+check "preload: min-value=1s defers a timer due in max time_t s" \
+	"settime: 0" "dtimerfd-mode: deferrable"
+
 DTIMERFD_DEVICE=/nonexistent LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
 	$ld "$eco/plain-timerfd" >"$out" 2>&1
 check "preload: without the device, the real timerfd" "fd: anon_inode:\[timerfd\]" \
@@ -84,6 +128,6 @@ $ld "$eco/pkgconfig-prog" >"$out" 2>&1
 check "install: a program built with pkg-config against make install DESTDIR=" \
 	"fd: /dev/dtimerfd" "read: [0-9]"
 
-rm -f "$out"
+rm -f "$out" "$out.err"
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
 [ "$failed" -eq 0 ]

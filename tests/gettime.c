@@ -46,6 +46,41 @@ TEST(error_order, T_NO_DEFER, 30)
 }
 
 /*
+ * 20: every kind of descriptor that is not a timer: EBADF where there is
+ * no usable descriptor (-1, closed, O_PATH), EINVAL for any other file,
+ * before the pointer is looked at.
+ */
+TEST(not_a_timer, T_NO_DEFER, 30)
+{
+	struct itimerspec cur;
+	struct h_not_timer nt[32];
+	int timer = ops->create(CLOCK_MONOTONIC, 0);
+	int i, n, p;
+
+	ASSERT_OK(timer);
+	n = h_not_timers(timer, nt, ARRAY_SIZE(nt));
+	for (i = 0; i < n; i++)
+	for (p = 0; p < 3; p++) {
+		struct itimerspec *cv = p == 0 ? &cur : p == 1 ? NULL :
+					h_bad_ptr();
+		int expect = nt[i].bad ? EBADF : EINVAL;
+		int r;
+
+		r = REC(ops->gettime(nt[i].fd, cv), "%s, %s", nt[i].name,
+			p == 0 ? "good" : p == 1 ? "NULL" : "PROT_NONE");
+		if (r != -1 || errno != expect)
+			h_fail(__FILE__, __LINE__, "not_a_timer",
+			       "%s, %s: %d %s, want %s", nt[i].name,
+			       p == 0 ? "good" : p == 1 ? "NULL" : "PROT_NONE",
+			       r, r ? strerrorname_np(errno) : "",
+			       strerrorname_np(expect));
+	}
+	h_not_timers_close(nt, n);
+	EXPECT_OK(REC(ops->gettime(timer, &cur), "timer"));
+	close(timer);
+}
+
+/*
  * 21: remaining time, relative even for ABSTIME timers, never more than
  * asked.  Bounds come from timestamps taken around the calls, so a slow
  * guest cannot make a correct answer fail.

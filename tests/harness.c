@@ -8,7 +8,11 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -935,6 +939,67 @@ int h_write_file(const char *path, const char *s)
 	n = write(fd, s, strlen(s));
 	close(fd);
 	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+static int h_tmpfile(int flags)
+{
+	char path[] = "/tmp/dtfd-notimer-XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd >= 0 && flags != O_RDWR) {
+		int fd2 = open(path, flags);
+
+		close(fd);
+		fd = fd2;
+	}
+	unlink(path);
+	return fd;
+}
+
+int h_not_timers(int timer, struct h_not_timer *out, int max)
+{
+	char self[64];
+	sigset_t none;
+	int n = 0, closed, sv[2];
+
+#define NT(nm, expr, isbad) do {						int __fd = (expr);							if (__fd == -1 && (isbad) != 2) {						h_fail(__FILE__, __LINE__, nm, "%s", strerror(errno));			h_abort();							}									if (n < max)									out[n++] = (struct h_not_timer){ nm, __fd, !!(isbad) };	} while (0)
+
+	sigemptyset(&none);
+	/* a number high enough not to be handed out again below */
+	closed = fcntl(0, F_DUPFD, 900);
+	close(closed);
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", timer);
+	NT("-1", -1, 2);
+	NT("closed fd", closed, 1);
+	NT("O_PATH file", h_tmpfile(O_PATH), 1);
+	NT("O_PATH directory", open("/", O_PATH | O_DIRECTORY), 1);
+	NT("O_PATH /dev/null", open("/dev/null", O_PATH), 1);
+	NT("O_PATH of the timer", open(self, O_PATH), 1);
+	NT("directory", open("/", O_RDONLY | O_DIRECTORY), 0);
+	NT("regular file", h_tmpfile(O_RDWR), 0);
+	NT("write-only file", h_tmpfile(O_WRONLY), 0);
+	NT("/dev/null", open("/dev/null", O_RDWR), 0);
+	NT("unix socket", socket(AF_UNIX, SOCK_STREAM, 0), 0);
+	NT("udp socket", socket(AF_INET, SOCK_DGRAM, 0), 0);
+	if (!socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)) {
+		close(sv[1]);
+		NT("socketpair end", sv[0], 0);
+	}
+	NT("eventfd", eventfd(0, 0), 0);
+	NT("epoll", epoll_create1(0), 0);
+	NT("signalfd", signalfd(-1, &none, 0), 0);
+	NT("memfd", memfd_create("dtfd-notimer", 0), 0);
+#undef NT
+	return n;
+}
+
+void h_not_timers_close(struct h_not_timer *nt, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (nt[i].fd >= 0 && strcmp(nt[i].name, "closed fd"))
+			close(nt[i].fd);
 }
 
 int h_local_timer_irqs(unsigned long long *all, unsigned long long *cpu0)

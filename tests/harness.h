@@ -254,6 +254,23 @@ void *h_bad_ptr(void);
 int h_write_file(const char *path, const char *s);
 
 /*
+ * Every kind of descriptor that is not a timer, for the differential
+ * error checks (items 10 and 20): fd -1, a closed fd, O_PATH descriptors
+ * (of a file, a directory, a char device and of @timer itself), a
+ * directory, regular files, a pipe, /dev/null, sockets, an eventfd, an
+ * epoll fd, a signalfd, a memfd.  Fills up to @max entries and returns
+ * how many; h_not_timers_close() closes them.  @bad is 1 where timerfd
+ * answers EBADF (no usable descriptor), 0 where it answers EINVAL.
+ */
+struct h_not_timer {
+	const char *name;
+	int fd;
+	int bad;
+};
+int h_not_timers(int timer, struct h_not_timer *out, int max);
+void h_not_timers_close(struct h_not_timer *nt, int n);
+
+/*
  * Local-timer interrupts so far (the LOC row of /proc/interrupts): the sum
  * over CPUs in *all, CPU 0's in *cpu0 (may be NULL); 0, or -1 if unknown.
  */

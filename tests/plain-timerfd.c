@@ -4,24 +4,60 @@
  * dynamically, for the LD_PRELOAD shim (ecosystem.sh).  Prints what the
  * shim must have changed: where the descriptor points, the fdinfo mode,
  * and that the timer works (read, gettime, errors on a foreign fd).
+ *
+ * With two arguments, VALUE_S INTERVAL_S (whole seconds, any long long),
+ * it only arms a timer with them and prints settime's result and the
+ * fdinfo mode: what DTIMERFD_POLICY made of those values.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-int main(void)
+static void print_mode(int fd)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "dtimerfd-mode:", 14))
+			printf("%s", line);
+	if (f)
+		fclose(f);
+}
+
+static int arm_only(const char *value, const char *interval)
+{
+	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+	if (fd < 0) {
+		perror("timerfd_create");
+		return 1;
+	}
+	its.it_value.tv_sec = (time_t)strtoll(value, NULL, 0);
+	its.it_interval.tv_sec = (time_t)strtoll(interval, NULL, 0);
+	printf("settime: %d\n", timerfd_settime(fd, 0, &its, NULL));
+	print_mode(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	struct itimerspec its = { { 0, 20000000 }, { 0, 20000000 } }, cur;
-	char path[64], link[256], line[256];
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	char path[64], link[256];
 	uint64_t ticks = 0;
 	ssize_t n;
-	FILE *f;
-	int ret;
+	int ret, fd;
 
+	if (argc == 3)
+		return arm_only(argv[1], argv[2]);
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (fd < 0) {
 		perror("timerfd_create");
 		return 1;
@@ -37,13 +73,7 @@ int main(void)
 	}
 	printf("read: %s\n", ticks >= 1 ? "ok" : "none");
 	printf("interval: %ld\n", cur.it_interval.tv_nsec);
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "dtimerfd-mode:", 14))
-			printf("%s", line);
-	if (f)
-		fclose(f);
+	print_mode(fd);
 	/* a foreign fd and a bad one: timerfd's errors */
 	ret = timerfd_settime(0, 0, &its, NULL);
 	printf("stdin: %d %s\n", ret, strerror(errno));

@@ -119,6 +119,49 @@ TEST(ltp_settime01, 0, 30)
 	close(timer);
 }
 
+/*
+ * 9, 10: every kind of descriptor that is not a timer.  timerfd looks the
+ * fd up only after the copy-in and the flag checks, then says EBADF when
+ * there is no usable descriptor (-1, closed, O_PATH) and EINVAL for any
+ * other file.
+ */
+TEST(not_a_timer, 0, 60)
+{
+	struct itimerspec good = h_its(SEC(3600), 0);
+	struct h_not_timer nt[32];
+	int timer = ops->create(CLOCK_MONOTONIC, 0);
+	int i, n, fl, nn, no;
+
+	ASSERT_OK(timer);
+	n = h_not_timers(timer, nt, ARRAY_SIZE(nt));
+	for (i = 0; i < n; i++)
+	for (fl = 0; fl < 2; fl++)
+	for (nn = 0; nn < 2; nn++)
+	for (no = 0; no < 2; no++) {
+		int flags = fl ? -1 : 0;
+		const struct itimerspec *nv = nn ? NULL : &good;
+		struct itimerspec *ov = no ? h_bad_ptr() : NULL;
+		int expect = nn ? EFAULT : fl ? EINVAL :
+			     nt[i].bad ? EBADF : EINVAL;
+		int r;
+
+		r = REC(ops->settime(nt[i].fd, flags, nv, ov),
+			"%s flags %d new %s old %s", nt[i].name, flags,
+			nn ? "NULL" : "good", no ? "bad" : "NULL");
+		if (r != -1 || errno != expect)
+			h_fail(__FILE__, __LINE__, "not_a_timer",
+			       "%s, flags %d, new %s, old %s: %d %s, want %s",
+			       nt[i].name, flags, nn ? "NULL" : "good",
+			       no ? "bad" : "NULL", r,
+			       r ? strerrorname_np(errno) : "",
+			       strerrorname_np(expect));
+	}
+	h_not_timers_close(nt, n);
+	/* and the timer is still a timer, unarmed */
+	EXPECT_OK(REC(ops->settime(timer, 0, &good, NULL), "timer"));
+	close(timer);
+}
+
 /* 11: invalid timespecs are EINVAL and leave the timer as it was */
 TEST(invalid_timespecs, 0, 60)
 {

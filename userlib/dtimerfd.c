@@ -123,15 +123,18 @@ static int have_wake_alarm(void)
 
 /*
  * 1 when @fd is an open /dev/dtimerfd, 0 when it is some other file, and
- * -1 with errno EBADF when it is not an open descriptor.  Only used on
- * error paths, so the device node is looked up afresh each time (its
- * minor is dynamic and changes when the module is reloaded).
+ * -1 when it is not a descriptor timerfd would look at: not open, or
+ * opened with O_PATH (timerfd's fd lookup skips those, so its answer is
+ * EBADF, and our ioctl never reached the module).  Only used on error
+ * paths, so the device node is looked up afresh each time (its minor is
+ * dynamic and changes when the module is reloaded).
  */
 static int is_dtimerfd(int fd)
 {
 	struct stat fst, dst;
+	int fl = fcntl(fd, F_GETFL);
 
-	if (fstat(fd, &fst))
+	if (fl < 0 || (fl & O_PATH) || fstat(fd, &fst))
 		return -1;
 	if (!S_ISCHR(fst.st_mode) || stat(device_path(), &dst))
 		return 0;

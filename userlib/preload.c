@@ -9,6 +9,7 @@
  *   DTIMERFD_POLICY=min-interval=DUR    periodic timers whose interval is
  *                                       at least DUR (e.g. 100ms, 1s, 500us)
  *   DTIMERFD_POLICY=min-value=DUR       timers first due DUR or more ahead
+ *   anything else                       one line on stderr, then as none
  *
  * Everything else passes through untouched: the descriptors are ordinary
  * file descriptors (close, read, poll, epoll, dup, fork and exec work as
@@ -18,7 +19,9 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -62,22 +65,29 @@ int dtfd_real_timerfd_gettime(int fd, struct itimerspec *cur)
 	return real_gettime(fd, cur);
 }
 
-/* "100ms", "1s", "500us", "2000000ns", "3" (seconds) */
+/* v units of @scale ns, saturated (a double past LLONG_MAX is undefined) */
+static long long dur_ns(double v, double scale)
+{
+	v *= scale;
+	return v >= 9.2e18 ? LLONG_MAX : (long long)v;
+}
+
+/* "100ms", "1s", "500us", "2000000ns", "3" (seconds); -1 if not one */
 static long long parse_duration(const char *s)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || v < 0)
+	if (end == s || !(v >= 0))	/* also NaN */
 		return -1;
 	if (!*end || !strcmp(end, "s"))
-		return (long long)(v * 1e9);
+		return dur_ns(v, 1e9);
 	if (!strcmp(end, "ms"))
-		return (long long)(v * 1e6);
+		return dur_ns(v, 1e6);
 	if (!strcmp(end, "us"))
-		return (long long)(v * 1e3);
+		return dur_ns(v, 1e3);
 	if (!strcmp(end, "ns"))
-		return (long long)v;
+		return dur_ns(v, 1);
 	return -1;
 }
 
@@ -102,12 +112,28 @@ __attribute__((constructor)) static void preload_init(void)
 		   (ns = parse_duration(p + 10)) >= 0) {
 		pol = POL_MIN_VALUE;
 		pol_ns = ns;
+	} else {
+		/*
+		 * A typo must not make every timer deferrable (a watchdog's
+		 * among them): say so once, and keep timerfd's strictness.
+		 */
+		pol = POL_NONE;
+		fprintf(stderr,
+			"libdtimerfd-preload: DTIMERFD_POLICY=%s not understood (all, none, min-interval=DUR, min-value=DUR); timers stay strict\n",
+			p);
 	}
-	/* anything else: the default, all deferrable */
 }
 
+/*
+ * A timespec in ns, saturated at LLONG_MAX (tv_sec up to max time_t);
+ * -1 for one the kernel rejects as EINVAL anyway.
+ */
 static long long ts_ns(const struct timespec *ts)
 {
+	if (ts->tv_sec < 0 || ts->tv_nsec < 0 || ts->tv_nsec >= 1000000000L)
+		return -1;
+	if (ts->tv_sec > (LLONG_MAX - 999999999LL) / 1000000000LL)
+		return LLONG_MAX;
 	return ts->tv_sec * 1000000000LL + ts->tv_nsec;
 }
 
