@@ -956,13 +956,26 @@ static int h_tmpfile(int flags)
 	return fd;
 }
 
+/* One entry of h_not_timers(); a descriptor that could not be made aborts. */
+static void not_timer_add(struct h_not_timer *out, int *n, int max,
+			  const char *name, int fd, int isbad, int line)
+{
+	if (fd == -1 && isbad != 2) {
+		h_fail(__FILE__, line, name, "%s", strerror(errno));
+		h_abort();
+	}
+	if (*n < max)
+		out[(*n)++] = (struct h_not_timer){ name, fd, !!isbad };
+}
+
 int h_not_timers(int timer, struct h_not_timer *out, int max)
 {
 	char self[64];
 	sigset_t none;
 	int n = 0, closed, sv[2];
 
-#define NT(nm, expr, isbad) do {						int __fd = (expr);							if (__fd == -1 && (isbad) != 2) {						h_fail(__FILE__, __LINE__, nm, "%s", strerror(errno));			h_abort();							}									if (n < max)									out[n++] = (struct h_not_timer){ nm, __fd, !!(isbad) };	} while (0)
+#define NT(nm, expr, isbad) \
+	not_timer_add(out, &n, max, nm, (expr), (isbad), __LINE__)
 
 	sigemptyset(&none);
 	/* a number high enough not to be handed out again below */
