@@ -14,6 +14,8 @@
 # a fresh overlay of one of them (in_overlay), thrown away when it ends,
 # so every run starts from the same clean root, as sbuild's overlays do.
 
+# The sourcing script sets top (the work tree) and me (its name).
+: "${top:?}" "${me:?}"
 deb_cache=${DTFD_DEB_CACHE:-/var/cache/dtimerfd/deb}
 tools_pkgs=(build-essential debhelper dh-dkms lintian)
 
