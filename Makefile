@@ -280,4 +280,18 @@ clean: clean-module
 help:
 	@awk 'NR > 2 && !/^#/ { exit } NR > 2' Makefile
 
+# Debian packages (debian/): dtimerfd-dkms, libdtimerfd1, libdtimerfd-dev,
+# built with dpkg-buildpackage in a clean root of each suite, lintian clean,
+# into build/deb/SUITE/ (scripts/deb-build; root).  DEB_SUITES picks suites.
+DEB_SUITES ?= bookworm trixie
+.PHONY: deb check-deb
+deb:
+	scripts/deb-build $(DEB_SUITES)
+
+# What a user does with them, in a fresh root of each suite: apt install,
+# DKMS builds, a program built with pkg-config, a second kernel, apt purge
+# leaves nothing, then the module and the program in the guest (scripts/deb-test).
+check-deb: deb
+	scripts/deb-test $(DEB_SUITES)
+
 endif
