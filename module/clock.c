@@ -173,13 +173,15 @@ void dtfd_clock_watch(struct dtimerfd_ctx *ctx, unsigned int watch)
 
 /*
  * True once after a clock change cancelled @ctx (timerfd_canceled()); the
- * caller then reports ECANCELED.
+ * caller then reports ECANCELED.  It does not look at the clock itself:
+ * each access does that first thing under the lock (dtfd_cancel_check()),
+ * as if timerfd_clock_was_set() had marked the timer just before, so that
+ * a step during the access counts for the next one, as in timerfd.
  */
 bool dtfd_canceled(struct dtimerfd_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	dtfd_cancel_check(ctx);
 	if (!(ctx->watch & DTFD_WATCH_CANCEL) || !ctx->canceled)
 		return false;
 	ctx->canceled = false;

@@ -179,6 +179,7 @@ static int dtfd_settime(struct dtimerfd_ctx *ctx, unsigned int flags,
 	/* Stop the wake-up sources before reprogramming, as timerfd does. */
 	for (;;) {
 		spin_lock_irq(&ctx->wqh.lock);
+		dtfd_cancel_check(ctx);
 		dtfd_check_due(ctx);
 		if (dtfd_timer_try_cancel(ctx) >= 0)
 			break;
@@ -331,6 +332,7 @@ static long dtfd_ioctl_set_ticks(struct dtimerfd_ctx *ctx, void __user *argp)
 		return -EINVAL;
 
 	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
 	if (!dtfd_canceled(ctx)) {
 		ctx->ticks = ticks;
 		wake_up_locked_poll(&ctx->wqh, EPOLLIN);
@@ -448,6 +450,8 @@ static ssize_t dtimerfd_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		res = -EAGAIN;
 	else
 		res = wait_event_interruptible_locked_irq(ctx->wqh, ctx->ticks);
+	/* a step while it slept counts before the expiry that woke it */
+	dtfd_cancel_check(ctx);
 
 	/* After a clock change userspace must re-evaluate: drop the ticks. */
 	if (dtfd_canceled(ctx)) {
