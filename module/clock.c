@@ -7,51 +7,104 @@
  * exported one is the pvclock_gtod notifier chain, which timekeeping calls
  * on every update with "was_set" true when the clock was stepped (settime,
  * adjtimex step, leap second, resume).  The notifier runs under the
- * timekeeper lock with interrupts off, so it only raises an irq_work; the
- * irq_work queues a work item; the work walks the contexts that asked to
- * hear about clock changes:
- *  - CANCEL_ON_SET timers whose monotonic-to-realtime offset changed are
- *    cancelled exactly as timerfd_clock_was_set() does;
+ * timekeeper lock with interrupts off, before the step returns.  There it
+ * only counts the changes of the monotonic-to-realtime offset (what
+ * timerfd's cancellation compares) and raises an irq_work, which queues a
+ * work item, which walks the contexts that asked to hear about clock
+ * changes:
+ *  - CANCEL_ON_SET timers are marked and their sleepers woken;
  *  - deferrable timers whose deadline is not on jiffies' clock (absolute
  *    CLOCK_REALTIME, CLOCK_BOOTTIME across suspend) are re-armed from the
  *    new clock, so a step past the deadline makes them due now.
+ * What a reader sees does not wait for that work: every access compares
+ * the count with the one its timer was armed at (dtfd_cancel_check()), as
+ * timerfd marks its timers inside clock_was_set(), and a deferrable
+ * timer's deadline is checked against the clock on every access too.
  */
 
 #include <linux/irq_work.h>
-#include <linux/mutex.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
 #include <linux/notifier.h>
 #include <linux/nsproxy.h>
 #include <linux/poll.h>
 #include <linux/pvclock_gtod.h>
 #include <linux/sched.h>
 #include <linux/time_namespace.h>
+#include <linux/timekeeper_internal.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
 #include "dtimerfd.h"
 
+/*
+ * The contexts that watch clock changes.  A spinlock, so that close never
+ * waits for more than one batch of the walk below.
+ */
 static LIST_HEAD(dtfd_clock_list);
-static DEFINE_MUTEX(dtfd_clock_lock);
+static DEFINE_SPINLOCK(dtfd_clock_lock);
 
+/*
+ * Changes of the monotonic-to-realtime offset so far, and the offset they
+ * were counted against; written by the notifier only, under the
+ * timekeeper lock.
+ */
+static unsigned int dtfd_clock_seq;
+static ktime_t dtfd_offs_real;
+
+/* Entries the walk handles between two chances to reschedule. */
+#define DTFD_CLOCK_BATCH	16
+
+/*
+ * Has the realtime clock been set since @ctx armed CANCEL_ON_SET or last
+ * reported ECANCELED?  Then mark it cancelled, as timerfd_clock_was_set()
+ * does: a tick that read(2) turns into ECANCELED, and a wake-up.
+ */
+void dtfd_cancel_check(struct dtimerfd_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	if (!(ctx->watch & DTFD_WATCH_CANCEL) || ctx->canceled ||
+	    ctx->cseq == READ_ONCE(dtfd_clock_seq))
+		return;
+	ctx->canceled = true;
+	ctx->ticks++;
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
+}
+
+/*
+ * Walk the list with a cursor, so that the lock can be dropped between
+ * batches: an unprivileged user can make the list long, and every close
+ * of a watching timer takes the lock.  Entries added meanwhile go in
+ * front of the cursor: they were armed on the new clock.  One walk at a
+ * time: a work item does not run on two CPUs at once.
+ */
 static void dtfd_clock_was_set(struct work_struct *work)
 {
-	ktime_t moffs = ktime_mono_to_real(0);
 	struct dtimerfd_ctx *ctx;
+	struct list_head cursor;
+	unsigned int n = 0;
 
-	mutex_lock(&dtfd_clock_lock);
-	list_for_each_entry(ctx, &dtfd_clock_list, clist) {
-		spin_lock_irq(&ctx->wqh.lock);
-		if ((ctx->watch & DTFD_WATCH_CANCEL) && ctx->moffs != moffs) {
-			/* read() sees KTIME_MAX and reports ECANCELED */
-			ctx->moffs = KTIME_MAX;
-			ctx->ticks++;
-			wake_up_locked_poll(&ctx->wqh, EPOLLIN);
-		}
+	spin_lock_irq(&dtfd_clock_lock);
+	list_add(&cursor, &dtfd_clock_list);
+	while (!list_is_last(&cursor, &dtfd_clock_list)) {
+		ctx = list_entry(cursor.next, struct dtimerfd_ctx, clist);
+		list_move(&cursor, &ctx->clist);
+
+		spin_lock(&ctx->wqh.lock);
+		dtfd_cancel_check(ctx);
 		if (ctx->watch & DTFD_WATCH_REARM)
 			dtfd_clock_jumped(ctx);
-		spin_unlock_irq(&ctx->wqh.lock);
+		spin_unlock(&ctx->wqh.lock);
+
+		if (++n % DTFD_CLOCK_BATCH == 0) {
+			spin_unlock_irq(&dtfd_clock_lock);
+			cond_resched();
+			spin_lock_irq(&dtfd_clock_lock);
+		}
 	}
-	mutex_unlock(&dtfd_clock_lock);
+	list_del(&cursor);
+	spin_unlock_irq(&dtfd_clock_lock);
 }
 
 static DECLARE_WORK(dtfd_clock_work, dtfd_clock_was_set);
@@ -64,13 +117,21 @@ static void dtfd_clock_kick(struct irq_work *work)
 static DEFINE_IRQ_WORK(dtfd_clock_irq_work, dtfd_clock_kick);
 
 /*
- * Under the timekeeper lock: queueing work from here could take locks that
- * read the clock (KVM hit that deadlock in its own pvclock notifier), so
- * hop through an irq_work.
+ * Under the timekeeper lock, with the new offsets in @priv (as KVM's
+ * notifier reads them): count an offset change here, so that it is
+ * visible before clock_settime() returns.  Queueing work from here could
+ * take locks that read the clock (KVM hit that deadlock in its own
+ * pvclock notifier), so hop through an irq_work.
  */
 static int dtfd_gtod_notify(struct notifier_block *nb, unsigned long was_set,
 			    void *priv)
 {
+	const struct timekeeper *tk = priv;
+
+	if (tk->offs_real != dtfd_offs_real) {
+		dtfd_offs_real = tk->offs_real;
+		WRITE_ONCE(dtfd_clock_seq, dtfd_clock_seq + 1);
+	}
 	if (was_set)
 		irq_work_queue(&dtfd_clock_irq_work);
 	return NOTIFY_OK;
@@ -89,36 +150,42 @@ void dtfd_clock_watch(struct dtimerfd_ctx *ctx, unsigned int watch)
 	if (READ_ONCE(ctx->watch) == watch)
 		return;
 
-	mutex_lock(&dtfd_clock_lock);
+	spin_lock_irq(&dtfd_clock_lock);
 	if (watch && list_empty(&ctx->clist))
 		list_add(&ctx->clist, &dtfd_clock_list);
 	else if (!watch)
 		list_del_init(&ctx->clist);
 
-	spin_lock_irq(&ctx->wqh.lock);
+	spin_lock(&ctx->wqh.lock);
+	/* a change while it still watched counts, as in timerfd */
+	dtfd_cancel_check(ctx);
 	/*
 	 * Changes from now on count.  timerfd keeps the offset from creation,
-	 * but it hears only about real steps; we also hear about changes that
-	 * keep the offset and must not cancel on one that predates the arming.
+	 * but it hears only about the changes while it watches; a pending
+	 * cancellation is kept, as timerfd keeps it.
 	 */
-	if ((watch & ~ctx->watch & DTFD_WATCH_CANCEL) && ctx->moffs != KTIME_MAX)
-		ctx->moffs = ktime_mono_to_real(0);
+	if ((watch & ~ctx->watch & DTFD_WATCH_CANCEL) && !ctx->canceled)
+		ctx->cseq = READ_ONCE(dtfd_clock_seq);
 	WRITE_ONCE(ctx->watch, watch);
-	spin_unlock_irq(&ctx->wqh.lock);
-	mutex_unlock(&dtfd_clock_lock);
+	spin_unlock(&ctx->wqh.lock);
+	spin_unlock_irq(&dtfd_clock_lock);
 }
 
 /*
  * True once after a clock change cancelled @ctx (timerfd_canceled()); the
- * caller then reports ECANCELED.
+ * caller then reports ECANCELED.  It does not look at the clock itself:
+ * each access does that first thing under the lock (dtfd_cancel_check()),
+ * as if timerfd_clock_was_set() had marked the timer just before, so that
+ * a step during the access counts for the next one, as in timerfd.
  */
 bool dtfd_canceled(struct dtimerfd_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	if (!(ctx->watch & DTFD_WATCH_CANCEL) || ctx->moffs != KTIME_MAX)
+	if (!(ctx->watch & DTFD_WATCH_CANCEL) || !ctx->canceled)
 		return false;
-	ctx->moffs = ktime_mono_to_real(0);
+	ctx->canceled = false;
+	ctx->cseq = READ_ONCE(dtfd_clock_seq);
 	return true;
 }
 
@@ -158,6 +225,7 @@ ktime_t dtfd_timens_to_host(int clockid, ktime_t tim)
 
 int dtfd_clock_init(void)
 {
+	dtfd_offs_real = ktime_mono_to_real(0);
 	return pvclock_gtod_register_notifier(&dtfd_gtod_nb);
 }
 

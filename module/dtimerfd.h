@@ -66,17 +66,15 @@ struct dtimerfd_ctx {
 	ktime_t armed_at;
 	ktime_t tintv;
 	/*
-	 * Monotonic-to-realtime offset when CANCEL_ON_SET was armed;
-	 * KTIME_MAX once a clock change cancelled the timer.
+	 * dtfd_clock_seq when CANCEL_ON_SET was armed or last reported: any
+	 * other value means the realtime clock was set since.
 	 */
-	ktime_t moffs;
+	unsigned int cseq;
 	/* expirations not yet read: what read(2) returns */
 	u64 ticks;
 	/* the clock bound by the user, and the one @expires is measured on */
 	int clockid;
 	int eclock;
-	/* the CPU @dtmr was last queued on */
-	int cpu;
 	/* dtfd_tolerance, applied whenever the timer is armed */
 	ktime_t slack;
 	ktime_t max_defer;
@@ -86,6 +84,8 @@ struct dtimerfd_ctx {
 	/* the timerfd settime bits of the last successful settime, for fdinfo */
 	u8 settime_flags;
 	u8 mode;		/* enum dtfd_mode */
+	/* the clock was set since @cseq: ECANCELED for the next read or settime */
+	bool canceled;
 	/* a wake-up source fired and read/gettime has not re-armed it yet */
 	bool expired;
 	/* a wake-up source is armed for @expires and has not fired */
@@ -140,10 +140,23 @@ static inline ktime_t dtfd_remaining(const struct dtimerfd_ctx *ctx,
 	return rem < 0 ? 0 : rem;
 }
 
+/*
+ * Debug builds only (make KCFLAGS=-DDTFD_DEBUG, or any lockdep kernel):
+ * the race_delay_us parameter delays every callback before it takes
+ * wqh.lock, so that tests explore the interleavings of callbacks with
+ * process context that a fast machine almost never shows.
+ */
+#if defined(DTFD_DEBUG) || IS_ENABLED(CONFIG_PROVE_LOCKING)
+void dtfd_race_delay(void);
+#else
+static inline void dtfd_race_delay(void) { }
+#endif
+
 /* clock.c: clock changes, resume and time namespaces */
 int dtfd_clock_init(void);
 void dtfd_clock_exit(void);
 void dtfd_clock_watch(struct dtimerfd_ctx *ctx, unsigned int watch);
+void dtfd_cancel_check(struct dtimerfd_ctx *ctx);
 bool dtfd_canceled(struct dtimerfd_ctx *ctx);
 ktime_t dtfd_timens_to_host(int clockid, ktime_t tim);
 

@@ -179,6 +179,7 @@ static int dtfd_settime(struct dtimerfd_ctx *ctx, unsigned int flags,
 	/* Stop the wake-up sources before reprogramming, as timerfd does. */
 	for (;;) {
 		spin_lock_irq(&ctx->wqh.lock);
+		dtfd_cancel_check(ctx);
 		dtfd_check_due(ctx);
 		if (dtfd_timer_try_cancel(ctx) >= 0)
 			break;
@@ -228,15 +229,16 @@ static long dtfd_ioctl_settime(struct dtimerfd_ctx *ctx, void __user *argp)
 	if ((arg.flags & ~DTFD_SETTIME_FLAGS) || !itimerspec64_valid(&new))
 		return -EINVAL;
 
+	/* the clock as INIT left it: INIT binds under setup_lock too */
+	mutex_lock(&ctx->setup_lock);
 	dtfd_bind_default(ctx);
 	/* an alarm must wake the machine: it cannot be deferrable */
 	if ((arg.flags & DTFD_TIMER_DEFERRABLE) && dtfd_isalarm(ctx))
-		return -EINVAL;
-	if (dtfd_isalarm(ctx) && !capable(CAP_WAKE_ALARM))
-		return -EPERM;
-
-	mutex_lock(&ctx->setup_lock);
-	ret = dtfd_settime(ctx, arg.flags, &new, &old);
+		ret = -EINVAL;
+	else if (dtfd_isalarm(ctx) && !capable(CAP_WAKE_ALARM))
+		ret = -EPERM;
+	else
+		ret = dtfd_settime(ctx, arg.flags, &new, &old);
 	mutex_unlock(&ctx->setup_lock);
 	if (ret)
 		return ret;
@@ -254,6 +256,7 @@ static void dtfd_gettime(struct dtimerfd_ctx *ctx, struct itimerspec64 *cur)
 	ktime_t now;
 
 	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
 	now = dtfd_now(ctx);
 	if (dtfd_deferred(ctx))
 		dtfd_deliver_due(ctx, now);
@@ -329,6 +332,7 @@ static long dtfd_ioctl_set_ticks(struct dtimerfd_ctx *ctx, void __user *argp)
 		return -EINVAL;
 
 	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
 	if (!dtfd_canceled(ctx)) {
 		ctx->ticks = ticks;
 		wake_up_locked_poll(&ctx->wqh, EPOLLIN);
@@ -440,11 +444,14 @@ static ssize_t dtimerfd_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		return -EINVAL;
 
 	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
 	dtfd_check_due(ctx);
 	if (file->f_flags & O_NONBLOCK || iocb->ki_flags & IOCB_NOWAIT)
 		res = -EAGAIN;
 	else
 		res = wait_event_interruptible_locked_irq(ctx->wqh, ctx->ticks);
+	/* a step while it slept counts before the expiry that woke it */
+	dtfd_cancel_check(ctx);
 
 	/* After a clock change userspace must re-evaluate: drop the ticks. */
 	if (dtfd_canceled(ctx)) {
@@ -479,6 +486,7 @@ static __poll_t dtimerfd_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &ctx->wqh, wait);
 
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
+	dtfd_cancel_check(ctx);
 	dtfd_check_due(ctx);
 	if (ctx->ticks)
 		events |= EPOLLIN;
@@ -500,6 +508,7 @@ static void dtimerfd_show_fdinfo(struct seq_file *m, struct file *file)
 	u64 ticks;
 
 	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
 	clockid = ctx->clockid;
 	ticks = ctx->ticks;
 	flags = ctx->settime_flags;
@@ -554,7 +563,6 @@ static int dtimerfd_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&ctx->clist);
 	ctx->clockid = CLOCK_MONOTONIC;
 	ctx->eclock = CLOCK_MONOTONIC;
-	ctx->moffs = ktime_mono_to_real(0);
 	dtfd_timer_init(ctx);
 
 	/*

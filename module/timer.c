@@ -10,14 +10,17 @@
  */
 
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/overflow.h>
 #include <linux/percpu.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 #include <linux/tick.h>
@@ -35,6 +38,30 @@
  */
 #define DTFD_WHEEL_LVL0		63UL
 #define DTFD_WHEEL_MAX_CHUNK	(63UL << 20)
+
+#if defined(DTFD_DEBUG) || IS_ENABLED(CONFIG_PROVE_LOCKING)
+static unsigned int race_delay_us;
+module_param(race_delay_us, uint, 0644);
+MODULE_PARM_DESC(race_delay_us,
+		 "debug: delay each callback up to this long before its lock (us)");
+static bool race_delay_fixed;
+module_param(race_delay_fixed, bool, 0644);
+MODULE_PARM_DESC(race_delay_fixed,
+		 "debug: delay by exactly race_delay_us, not a random part of it");
+
+void dtfd_race_delay(void)
+{
+	unsigned int us = READ_ONCE(race_delay_us);
+
+	if (!us)
+		return;
+	if (!READ_ONCE(race_delay_fixed))
+		us = get_random_u32() % (us + 1);
+	for (; us >= 1000; us -= 1000)
+		mdelay(1);
+	udelay(us);
+}
+#endif
 
 static void dtfd_hrtimer_start(struct dtimerfd_ctx *ctx, ktime_t range)
 {
@@ -119,19 +146,23 @@ static void dtfd_arm_deferrable(struct dtimerfd_ctx *ctx, ktime_t now)
 		return;
 	}
 	ctx->wheel_used = true;
-	/* pinned: mod_timer() queues it here, irqs are off */
-	ctx->cpu = smp_processor_id();
+	/*
+	 * Pinned: mod_timer() queues it on this CPU, unless its callback is
+	 * running elsewhere, where it then stays (timer_delete_sync() must
+	 * find it there).
+	 */
 	mod_timer(&ctx->dtmr, jiffies + dtfd_defer_jiffies(delta));
 }
 
 /*
  * The clock a deferrable deadline is measured on jumped (a realtime step,
  * or resume for boottime): deliver now if it became due, else move the
- * wake-up to match, on the CPU the timer belongs to.  Called from the
+ * wake-up to match, on the CPU the timer is queued on.  Called from the
  * clock-change work, which runs on whatever CPU it likes.
  */
 void dtfd_clock_jumped(struct dtimerfd_ctx *ctx)
 {
+	unsigned int cpu;
 	ktime_t now;
 	s64 delta;
 
@@ -139,22 +170,32 @@ void dtfd_clock_jumped(struct dtimerfd_ctx *ctx)
 
 	if (!dtfd_deferred(ctx))
 		return;
-	/* a callback already running finds the new state under our lock */
-	timer_delete(&ctx->dtmr);
+	/*
+	 * A running callback waits for our lock and then reads the new clock
+	 * itself: leave it alone.  Re-queueing it on another CPU's base with
+	 * add_timer_on() would hide it from timer_shutdown_sync() in
+	 * release, which looks for a running callback on the timer's current
+	 * base only, and the context would be freed under it.
+	 */
+	if (timer_delete_sync_try(&ctx->dtmr) < 0)
+		return;
 	now = dtfd_now(ctx);
 	delta = ktime_sub(ctx->expires, now);
 	if (delta <= 0) {
 		dtfd_fire(ctx, now);
 		return;
 	}
-	ctx->dtmr.expires = jiffies + dtfd_defer_jiffies(delta);
 	/*
-	 * An offline CPU's timers were migrated when it went down; queue
-	 * locally then.  Should it go down right after this check, the
-	 * timer waits for it to return, or for the next read or poll.
+	 * Back on the base it was on: the timer's own record, which CPU
+	 * hotplug keeps up to date when it migrates timers; an offline CPU
+	 * has no base to return to, so queue locally then.  Should that CPU
+	 * go down right after the check, the timer waits for it to return,
+	 * or for the next read or poll.
 	 */
-	if (cpu_online(ctx->cpu))
-		add_timer_on(&ctx->dtmr, ctx->cpu);
+	cpu = ctx->dtmr.flags & TIMER_CPUMASK;
+	ctx->dtmr.expires = jiffies + dtfd_defer_jiffies(delta);
+	if (cpu_online(cpu))
+		add_timer_on(&ctx->dtmr, cpu);
 	else
 		dtfd_arm_deferrable(ctx, now);
 }
@@ -235,23 +276,55 @@ void dtfd_deliver_due(struct dtimerfd_ctx *ctx, ktime_t now)
 	dtfd_fire(ctx, now);
 }
 
+/*
+ * The backstop of a bounded deferrable timer ran.  It may be stale: it
+ * waited for our lock while another CPU delivered, armed the next period
+ * and restarted it (hrtimer_try_to_cancel() cannot stop a running
+ * callback), or CLOCK_REALTIME stepped back behind the deadline.  So the
+ * clock decides, as for the deferrable callback: never early.
+ */
+static enum hrtimer_restart dtfd_backstop(struct dtimerfd_ctx *ctx,
+					  struct hrtimer *tmr, ktime_t now)
+{
+	if (now < ctx->expires) {
+		/* stale: the restarted backstop is queued for the deadline */
+		if (hrtimer_is_queued(tmr))
+			return HRTIMER_NORESTART;
+		/* stepped back: the bound still counts from the deadline */
+		hrtimer_set_expires_range_ns(tmr, ctx->expires,
+					     ktime_to_ns(ctx->max_defer));
+		return HRTIMER_RESTART;
+	}
+	/* the deferral is over: the wheel's turn too */
+	ctx->backstop = false;
+	timer_delete(&ctx->dtmr);
+	/* the bound forced it, rather than another interrupt carrying it */
+	if (now >= hrtimer_get_expires(tmr))
+		ctx->stats.backstop++;
+	dtfd_fire(ctx, now);
+	return HRTIMER_NORESTART;
+}
+
 static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *tmr)
 {
 	struct dtimerfd_ctx *ctx = container_of(tmr, struct dtimerfd_ctx, t.tmr);
+	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	unsigned long flags;
 
+	dtfd_race_delay();
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (ctx->queued) {
-		if (ctx->backstop) {
-			/* the deferral hit its bound: the wheel's turn is over */
-			ctx->backstop = false;
-			timer_delete(&ctx->dtmr);
-			ctx->stats.backstop++;
-		}
+	/*
+	 * A deferrable timer without its backstop armed ignores a stale
+	 * one; a strict timer is delivered, as timerfd's hrtimer does.
+	 */
+	if (ctx->queued && ctx->mode == DTFD_MODE_DEFERRABLE) {
+		if (ctx->backstop)
+			ret = dtfd_backstop(ctx, tmr, hrtimer_cb_get_time(tmr));
+	} else if (ctx->queued) {
 		dtfd_fire(ctx, hrtimer_cb_get_time(tmr));
 	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
-	return HRTIMER_NORESTART;
+	return ret;
 }
 
 static dtfd_alarm_ret dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
@@ -260,6 +333,7 @@ static dtfd_alarm_ret dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
 						t.alarm);
 	unsigned long flags;
 
+	dtfd_race_delay();
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
 	if (ctx->queued)
 		dtfd_fire(ctx, now);
@@ -363,6 +437,7 @@ static void dtfd_deferrable_fn(struct timer_list *t)
 	unsigned long flags;
 	ktime_t now;
 
+	dtfd_race_delay();
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
 	if (dtfd_deferred(ctx)) {
 		now = dtfd_now(ctx);

@@ -147,6 +147,66 @@ TEST(cancel_immediate, T_CLOCK, 30)
 	close(fd);
 }
 
+/*
+ * 40: the first access after clock_settime() returns knows: timerfd marks
+ * its timers inside clock_was_set(), before the call returns, so an
+ * immediate non-blocking read is ECANCELED, never EAGAIN and never an
+ * expiry (the step is past the deadline), and so are a poll(0), an epoll
+ * wait of 0 and a settime (issue 13 item 3: dtimerfd decided it in a work
+ * item, later).  20 tries of each.
+ */
+TEST(cancel_first_access, T_CLOCK, 120)
+{
+	static const char *const hn[] = { "read", "poll", "epoll", "settime" };
+	int how, i, n[4][3] = { { 0 } };
+
+	h_require_clock_set();
+	for (how = 0; how < 4; how++) {
+		for (i = 0; i < 20; i++) {
+			struct epoll_event ev = { .events = EPOLLIN }, out;
+			struct itimerspec its;
+			uint64_t ticks = 0;
+			long r;
+			int fd, ep;
+
+			fd = ops->create(CLOCK_REALTIME, TFD_NONBLOCK);
+			ep = epoll_create1(EPOLL_CLOEXEC);
+			ASSERT_OK(fd);
+			ASSERT_OK(ep);
+			ASSERT_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+			ASSERT_OK(arm(ops, fd, CLOCK_REALTIME, CANCEL_FLAGS,
+				      SEC(5), 0));
+			ASSERT_OK(h_clock_step(SEC(10)));
+			if (how == 1) {
+				r = h_poll(fd, 0, NULL);
+				r = r == 1 ? h_read(fd, &ticks) : -2;
+			} else if (how == 2) {
+				r = epoll_wait(ep, &out, 1, 0);
+				r = r == 1 ? h_read(fd, &ticks) : -2;
+			} else if (how == 3) {
+				its = h_its(h_now(CLOCK_REALTIME) + SEC(5), 0);
+				r = ops->settime(fd, CANCEL_FLAGS, &its, NULL);
+			} else {
+				r = h_read(fd, &ticks);
+			}
+			/* [0] ECANCELED, [1] not ready / EAGAIN, [2] other */
+			if (r == -1 && errno == ECANCELED)
+				n[how][0]++;
+			else if (r == -2 || (r == -1 && errno == EAGAIN))
+				n[how][1]++;
+			else
+				n[how][2]++;
+			h_clock_restore();
+			close(ep);
+			close(fd);
+		}
+		EXPECTF(n[how][0] == 20,
+			"first access %s: ECANCELED %d, not ready %d, else (an expiry, 0 or success) %d, of 20",
+			hn[how], n[how][0], n[how][1], n[how][2]);
+		REC(n[how][0], "%s ECANCELED of 20", hn[how]);
+	}
+}
+
 struct waiter {
 	const struct tfd_ops *ops;
 	int fd;

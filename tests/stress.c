@@ -14,11 +14,30 @@
  * read's counts non-zero, and at the end every timer still works: strict
  * and deferrable, one-shot and periodic.
  *
+ * In the same storm, oracle timers whose every access is checked (issue
+ * 13: the races that counts at the end missed):
+ *  - pairs of threads on periodic CLOCK_MONOTONIC and CLOCK_BOOTTIME timers,
+ *    strict, deferrable and bounded deferrable, re-armed every epoch and
+ *    now and then closed and reopened: no read, poll wake-up or epoll
+ *    event before a deadline; no read of 0 (no realtime clock under them);
+ *    at each epoch's end expirations == read + pending;
+ *  - an absolute CLOCK_REALTIME CANCEL_ON_SET timer: the first read, poll
+ *    or settime after a clock step ends is ECANCELED (or readable), an
+ *    epoll_wait() readable within a second, and nothing is cancelled
+ *    without a step;
+ *  - CPU 1 goes offline and online again every few hundred ms (as root,
+ *    when the guest lets it), moving timers between CPUs;
+ *  - on a debug build of the module, race_delay_us holds every callback
+ *    before its first lock, so that the windows are wide on every run.
+ *
  * DTFD_STRESS_SECONDS (or DTFD_TEST_STRESS_SECONDS): duration, default 30.
  * DTFD_STRESS_THREADS: worker threads, default 8.
+ * DTFD_STRESS_RACE_US: race_delay_us during the run, default 100 (debug
+ * builds only; 0 leaves it alone).  DTFD_STRESS_HOTPLUG=0: no hotplug.
  */
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/epoll.h>
@@ -346,9 +365,9 @@ static void do_stats(struct worker *w, int fd)
 		check_its(&cur, "gettime");
 }
 
-static void *worker_main(void *arg)
+/* this thread's guard: a signal that ends its blocking calls */
+static void guard_init(struct worker *w)
 {
-	struct worker *w = arg;
 	struct sigevent sev;
 
 	memset(&sev, 0, sizeof(sev));
@@ -356,6 +375,13 @@ static void *worker_main(void *arg)
 	sev.sigev_signo = SIGUSR1;
 	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
 	w->have_guard = !timer_create(CLOCK_MONOTONIC, &sev, &w->guard);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	guard_init(w);
 
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		unsigned int x = (unsigned int)below(w, 1000);
@@ -444,6 +470,9 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* clock steps begun and ended: an access after an end must see one */
+static unsigned long steps_begun, steps_done;
+
 /* Steps of CLOCK_REALTIME, +-100 us, every few milliseconds. */
 static void *clock_main(void *arg)
 {
@@ -452,12 +481,431 @@ static void *clock_main(void *arg)
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		long long d = (long long)below(w, 200001) - 100000;
 
+		if (!d)
+			d = 1;	/* a step that moves the offset */
+		__atomic_add_fetch(&steps_begun, 1, __ATOMIC_SEQ_CST);
 		if (h_clock_step(d))
 			st_fail("clock step: %s", strerror(errno));
+		__atomic_add_fetch(&steps_done, 1, __ATOMIC_SEQ_CST);
 		w->n[C_CLOCK]++;
 		h_sleep_ns(MS(2) + (long long)below(w, MS(20)));
 	}
 	return NULL;
+}
+
+/* ---- oracles: timers whose every access is checked ---------------------- */
+
+#define NORACLES	3
+
+enum { V_EARLY, V_ZERO, V_COUNT, V_CANCEL, V_SPURIOUS, V_N };
+
+static const char *const vname[V_N] = {
+	"delivered before the deadline", "read of 0", "expirations != read + pending",
+	"no ECANCELED after a clock step", "ECANCELED without a clock step",
+};
+
+static unsigned long long violations[V_N];
+static unsigned long long oracle_checks, oracle_epochs, hotplugs;
+
+static void __attribute__((format(printf, 2, 3))) violate(int v, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	__atomic_add_fetch(&violations[v], 1, __ATOMIC_RELAXED);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	st_fail("%s: %s", vname[v], msg);
+}
+
+struct oracle {
+	int fd, ep[2];
+	clockid_t clock;
+	int flags;
+	long long t0, value, period, max_defer;
+	uint64_t read;		/* expirations read this epoch */
+	int halt;		/* the epoch is over */
+	pthread_barrier_t bar;
+	struct worker w[2];
+	char what[96];
+};
+
+static struct oracle oracles[NORACLES];
+
+/* the oracle's expiries due by @t at most (t0 was read before settime) */
+static uint64_t due_by(const struct oracle *o, long long t)
+{
+	long long first = o->t0 + o->value;
+
+	return t < first ? 0 : (uint64_t)((t - first) / o->period) + 1;
+}
+
+static void oracle_got(struct oracle *o, uint64_t ticks, const char *how)
+{
+	uint64_t total = __atomic_add_fetch(&o->read, ticks, __ATOMIC_SEQ_CST);
+	long long t = h_now(o->clock);
+
+	__atomic_add_fetch(&oracle_checks, 1, __ATOMIC_RELAXED);
+	if (total > due_by(o, t))
+		violate(V_EARLY, "%s, %s: %llu expirations read at +%lld us, %llu due",
+			o->what, how, (unsigned long long)total,
+			(t - o->t0) / 1000, (unsigned long long)due_by(o, t));
+}
+
+/* readable at @t: one more expiry than was read before @before is due */
+static void oracle_ready(struct oracle *o, uint64_t before, const char *how)
+{
+	long long t = h_now(o->clock);
+
+	__atomic_add_fetch(&oracle_checks, 1, __ATOMIC_RELAXED);
+	if (before + 1 > due_by(o, t))
+		violate(V_EARLY, "%s, %s: readable at +%lld us with %llu read, %llu due",
+			o->what, how, (t - o->t0) / 1000,
+			(unsigned long long)before, (unsigned long long)due_by(o, t));
+}
+
+static void oracle_op(struct oracle *o, struct worker *w, int side)
+{
+	unsigned int x = (unsigned int)below(w, 100);
+	uint64_t ticks = 0, before;
+	struct iovec iov = { &ticks, sizeof(ticks) };
+	long r;
+
+	if (x < 40) {
+		r = syscall(SYS_preadv2, o->fd, &iov, 1, -1L, -1L, RWF_NOWAIT);
+		if (r == 8)
+			oracle_got(o, ticks, "read");
+		else if (r == 0)
+			violate(V_ZERO, "%s: a non-blocking read returned 0", o->what);
+		else if (errno != EAGAIN)
+			st_fail("%s: read: %s", o->what, strerror(errno));
+	} else if (x < 55) {
+		guard(w, MS(2) + (long long)below(w, MS(10)));
+		r = syscall(SYS_preadv2, o->fd, &iov, 1, -1L, -1L, 0);
+		guard(w, 0);
+		if (r == 8)
+			oracle_got(o, ticks, "blocking read");
+		else if (r == 0)
+			violate(V_ZERO, "%s: a blocking read returned 0", o->what);
+		else if (errno != EINTR)
+			st_fail("%s: blocking read: %s", o->what, strerror(errno));
+	} else if (x < 75) {
+		struct pollfd p = { .fd = o->fd, .events = POLLIN };
+
+		before = __atomic_load_n(&o->read, __ATOMIC_SEQ_CST);
+		r = poll(&p, 1, (int)below(w, 6));
+		if (r == 1)
+			oracle_ready(o, before, "poll");
+	} else if (x < 90) {
+		struct epoll_event ev;
+
+		before = __atomic_load_n(&o->read, __ATOMIC_SEQ_CST);
+		r = epoll_wait(o->ep[side], &ev, 1, (int)below(w, 6));
+		if (r == 1)
+			oracle_ready(o, before, "epoll event");
+	} else {
+		struct itimerspec cur;
+
+		if (dtimerfd_gettime(o->fd, &cur))
+			st_fail("%s: gettime: %s", o->what, strerror(errno));
+	}
+}
+
+/* expirations and pending ticks under one lock of the module's */
+static void oracle_counts(int fd, unsigned long long *exp,
+			  unsigned long long *pending)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	*exp = *pending = 0;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "ticks:", 6))
+			*pending = strtoull(line + 6, NULL, 10);
+		else if (!strncmp(line, "dtimerfd-expirations:", 21))
+			*exp = strtoull(line + 21, NULL, 10);
+	}
+	fclose(f);
+}
+
+/*
+ * The workers reuse fd numbers under each other's feet on purpose; the
+ * oracles' timers must be theirs alone.  So they live above every number
+ * a worker can see, opened before the workers start, never closed early.
+ */
+#define ORACLE_FD0	600
+
+static int oracle_fds = ORACLE_FD0;
+
+static int high_fd(int fd)
+{
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, oracle_fds++);
+
+	if (hi < 0)
+		st_fail("oracle: dup: %s", strerror(errno));
+	close(fd);
+	return hi;
+}
+
+static void oracle_open(struct oracle *o)
+{
+	int i;
+
+	o->fd = dtimerfd_create(CLOCK_MONOTONIC, DTFD_CLOEXEC);
+	if (o->fd < 0) {
+		st_fail("oracle: create: %s", strerror(errno));
+		return;
+	}
+	if (o->clock != CLOCK_MONOTONIC) {
+		struct dtfd_init in = { .clockid = o->clock };
+
+		/* dtimerfd_create bound MONOTONIC lazily: rebind by reopening */
+		close(o->fd);
+		o->fd = open(DTIMERFD_DEVICE, O_RDWR | O_CLOEXEC);
+		if (o->fd < 0 || ioctl(o->fd, DTFD_IOC_INIT, &in))
+			st_fail("oracle: init: %s", strerror(errno));
+	}
+	o->fd = high_fd(o->fd);
+	for (i = 0; i < 2; i++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		o->ep[i] = high_fd(epoll_create1(EPOLL_CLOEXEC));
+		epoll_ctl(o->ep[i], EPOLL_CTL_ADD, o->fd, &ev);
+	}
+}
+
+static void oracle_close(struct oracle *o)
+{
+	close(o->ep[0]);
+	close(o->ep[1]);
+	close(o->fd);
+}
+
+/* A new epoch's setting: strict, deferrable or bounded, periodic. */
+static void oracle_arm(struct oracle *o, struct worker *w)
+{
+	static const long long bound[] = { 1, 20000, MS(1) };
+	unsigned int m = (unsigned int)below(w, 3);
+	struct itimerspec its;
+
+	o->value = 100000 + (long long)below(w, MS(3));
+	o->period = 100000 + (long long)below(w, MS(3));
+	o->max_defer = m == 2 ? bound[below(w, 3)] : 0;
+	o->flags = m ? DTFD_TIMER_DEFERRABLE : 0;
+	snprintf(o->what, sizeof(o->what), "%s %s period %lld us max_defer %lld ns",
+		 o->clock == CLOCK_BOOTTIME ? "BOOTTIME" : "MONOTONIC",
+		 m ? "deferrable" : "strict", o->period / 1000, o->max_defer);
+	if (dtimerfd_set_tolerance(o->fd, 0, o->max_defer))
+		st_fail("%s: tolerance: %s", o->what, strerror(errno));
+	its = h_its(o->value, o->period);
+	o->read = 0;
+	o->t0 = h_now(o->clock);
+	if (dtimerfd_settime(o->fd, o->flags, &its, NULL))
+		st_fail("%s: settime: %s", o->what, strerror(errno));
+}
+
+/* side 0: arms, runs and checks the epochs; side 1 reads along */
+static void *oracle_main(void *arg)
+{
+	struct oracle *o = arg;
+	struct worker *w = &o->w[0];
+	unsigned long long e0, p0, e1, p1;
+	int epoch;
+
+	guard_init(w);
+	for (epoch = 0;; epoch++) {
+		long long end;
+
+		oracle_arm(o, w);
+		oracle_counts(o->fd, &e0, &p0);
+		__atomic_store_n(&o->halt, __atomic_load_n(&stop, __ATOMIC_RELAXED) ? 2 : 0,
+				 __ATOMIC_SEQ_CST);
+		pthread_barrier_wait(&o->bar);
+		if (o->halt == 2)
+			break;
+		end = h_now(CLOCK_MONOTONIC) + MS(50) + (long long)below(w, MS(250));
+		while (h_now(CLOCK_MONOTONIC) < end)
+			oracle_op(o, w, 0);
+		__atomic_store_n(&o->halt, 1, __ATOMIC_SEQ_CST);
+		pthread_barrier_wait(&o->bar);
+		oracle_counts(o->fd, &e1, &p1);
+		__atomic_add_fetch(&oracle_epochs, 1, __ATOMIC_RELAXED);
+		if (e1 - e0 != o->read + p1 - p0)
+			violate(V_COUNT, "%s: expirations %llu != read %llu + pending %llu (epoch start: %llu, %llu pending)",
+				o->what, e1 - e0, (unsigned long long)o->read,
+				p1, e0, p0);
+	}
+	if (w->have_guard)
+		timer_delete(w->guard);
+	return NULL;
+}
+
+static void *oracle_side(void *arg)
+{
+	struct oracle *o = arg;
+
+	guard_init(&o->w[1]);
+	for (;;) {
+		pthread_barrier_wait(&o->bar);
+		if (__atomic_load_n(&o->halt, __ATOMIC_SEQ_CST) == 2) {
+			if (o->w[1].have_guard)
+				timer_delete(o->w[1].guard);
+			return NULL;
+		}
+		while (!__atomic_load_n(&o->halt, __ATOMIC_SEQ_CST))
+			oracle_op(o, &o->w[1], 1);
+		pthread_barrier_wait(&o->bar);
+	}
+}
+
+/*
+ * One thread on an absolute CLOCK_REALTIME CANCEL_ON_SET timer an hour
+ * ahead (strict or deferrable): after a step that began once the timer
+ * was armed (or last reported ECANCELED) has ended, the first read or
+ * settime is ECANCELED and a poll or epoll_wait of 0 readable; with no
+ * step begun since, nothing is cancelled.
+ */
+static int cancel_fd, cancel_ep;
+
+static void cancel_open(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	cancel_fd = high_fd(dtimerfd_create(CLOCK_REALTIME,
+					    DTFD_NONBLOCK | DTFD_CLOEXEC));
+	cancel_ep = high_fd(epoll_create1(EPOLL_CLOEXEC));
+	if (epoll_ctl(cancel_ep, EPOLL_CTL_ADD, cancel_fd, &ev))
+		st_fail("cancel oracle: %s", strerror(errno));
+}
+
+static void *cancel_main(void *arg)
+{
+	struct worker *w = arg;
+	unsigned long armed = 0;
+	int fd = cancel_fd, ep = cancel_ep, flags = 0;
+	struct epoll_event ev;
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		unsigned int x = (unsigned int)below(w, 100);
+		unsigned long done = __atomic_load_n(&steps_done, __ATOMIC_SEQ_CST);
+		int must = armed && done >= armed, got;
+		uint64_t ticks;
+		long r;
+
+		if (!armed || x < 15) {
+			struct itimerspec its;
+
+			flags = DTFD_TIMER_ABSTIME | DTFD_TIMER_CANCEL_ON_SET |
+				(below(w, 2) ? DTFD_TIMER_DEFERRABLE : 0);
+			its = h_its(h_now(CLOCK_REALTIME) + SEC(3600), 0);
+			r = dtimerfd_settime(fd, flags, &its, NULL);
+			got = r < 0 && errno == ECANCELED;
+			if (r < 0 && !got)
+				st_fail("cancel oracle: settime: %s", strerror(errno));
+			if (armed && must && !got)
+				violate(V_CANCEL, "settime succeeded after %lu steps ended since arming",
+					done - armed + 1);
+		} else if (x < 70) {
+			r = h_read(fd, &ticks);
+			got = r < 0 && errno == ECANCELED;
+			if (must && !got)
+				violate(V_CANCEL, "read: %ld (%s), %lu steps ended since arming",
+					r, r < 0 ? strerror(errno) : "an expiry",
+					done - armed + 1);
+		} else {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			/*
+			 * epoll_wait() polls only what was woken, and that
+			 * wake-up comes from the clock work, moments after
+			 * the step (README: Differences from timerfd)
+			 */
+			int ready = x < 85 ? poll(&p, 1, 0) :
+				    epoll_wait(ep, &ev, 1, must ? 1000 : 0);
+
+			if (must && ready != 1)
+				violate(V_CANCEL, "%s not readable, %lu steps ended since arming",
+					x < 85 ? "poll" : "epoll_wait", done - armed + 1);
+			got = 0;	/* readiness does not report it */
+			if (!must && ready == 1 &&
+			    __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) < armed)
+				violate(V_SPURIOUS, "%s readable with no step begun",
+					x < 85 ? "poll" : "epoll_wait");
+		}
+		__atomic_add_fetch(&oracle_checks, 1, __ATOMIC_RELAXED);
+		if (got && __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) < armed)
+			violate(V_SPURIOUS, "ECANCELED with no step begun since arming");
+		/* the next step to count is one begun from now on */
+		if (got || !armed || x < 15)
+			armed = __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) + 1;
+		h_sleep_ns((long long)below(w, 2000000));
+	}
+	close(ep);
+	close(fd);
+	return NULL;
+}
+
+/* CPU 1 off and on again, with timers queued on it. */
+static int cpu1_online(int on)
+{
+	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY | O_CLOEXEC);
+	long r;
+
+	if (fd < 0)
+		return -1;
+	r = write(fd, on ? "1" : "0", 1);
+	close(fd);
+	return r == 1 ? 0 : -1;
+}
+
+static void *hotplug_main(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
+		h_sleep_ns(MS(100) + (long long)below(w, MS(400)));
+		if (cpu1_online(0)) {
+			st_fail("cpu1 offline: %s", strerror(errno));
+			break;
+		}
+		h_sleep_ns(MS(20) + (long long)below(w, MS(200)));
+		/* EBUSY while the kernel is busy: try again */
+		while (cpu1_online(1))
+			h_sleep_ns(MS(10));
+		hotplugs++;
+	}
+	return NULL;
+}
+
+static int can_hotplug(void)
+{
+	const char *e = getenv("DTFD_STRESS_HOTPLUG");
+
+	if (e && !strcmp(e, "0"))
+		return 0;
+	return !geteuid() && sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
+	       !access("/sys/devices/system/cpu/cpu1/online", W_OK);
+}
+
+#define RACE_PARAM	"/sys/module/dtimerfd/parameters/race_delay_us"
+
+/* race_delay_us := @us on a debug build; the old value, -1 without one */
+static long race_delay(long us)
+{
+	FILE *f = fopen(RACE_PARAM, "r+");
+	long old = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &old) != 1)
+		old = -1;
+	rewind(f);
+	fprintf(f, "%ld\n", us);
+	fclose(f);
+	return old;
 }
 
 /* After the storm: each slot's timer works, strict and deferrable. */
@@ -515,7 +963,11 @@ static long long env_ll(const char *name, const char *alt, long long def)
 
 TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 {
-	pthread_t tids[MAX_THREADS], ctid;
+	pthread_t tids[MAX_THREADS], ctid, otid[NORACLES][2], cantid, hptid;
+	struct worker canceller = { 0 }, plugger = { 0 };
+	long race_us = env_ll("DTFD_STRESS_RACE_US", "DTFD_TEST_STRESS_RACE_US",
+			      100), race_old = -1;
+	int hotplug = can_hotplug();
 	unsigned long long tot[C_N] = { 0 }, all = 0, errs = 0, ticks = 0;
 	unsigned long long zero_reads = 0;
 	struct sigaction sa;
@@ -540,8 +992,21 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 		ASSERT_OK(epoll_ctl(epfd, EPOLL_CTL_ADD, tbl[i], &ev));
 	}
 	seed = (uint64_t)h_now(CLOCK_REALTIME);
-	h_diag("%d threads and a clock stepper on %d shared timers for %lld s",
-	       nthreads, NSLOTS, seconds);
+	if (race_us > 0)
+		race_old = race_delay(race_us);
+	h_diag("%d threads and a clock stepper on %d shared timers, %d oracle timers with 2 threads each, a cancel oracle, %s, %s, for %lld s",
+	       nthreads, NSLOTS, NORACLES,
+	       hotplug ? "CPU 1 hotplug" : "no hotplug",
+	       race_old >= 0 ? "callbacks held up to race_delay_us" : "no race_delay_us (not a debug build)",
+	       seconds);
+
+	/* before any worker can see their numbers */
+	for (i = 0; i < NORACLES; i++) {
+		oracles[i].clock = i % 2 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+		pthread_barrier_init(&oracles[i].bar, NULL, 2);
+		oracle_open(&oracles[i]);
+	}
+	cancel_open();
 
 	t0 = h_now(CLOCK_MONOTONIC);
 	clocker.rng = seed ^ 0xc10c;
@@ -551,14 +1016,37 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 		workers[i].rng = seed + (uint64_t)i * 0x1234567;
 		ASSERT(!pthread_create(&tids[i], NULL, worker_main, &workers[i]));
 	}
+	for (i = 0; i < NORACLES; i++) {
+		struct oracle *o = &oracles[i];
+
+		o->w[0].rng = seed ^ (0x0dac1e00ULL + (uint64_t)i);
+		o->w[1].rng = seed ^ (0x51de0000ULL + (uint64_t)i);
+		ASSERT(!pthread_create(&otid[i][0], NULL, oracle_main, o));
+		ASSERT(!pthread_create(&otid[i][1], NULL, oracle_side, o));
+	}
+	canceller.rng = seed ^ 0xcace1ULL;
+	ASSERT(!pthread_create(&cantid, NULL, cancel_main, &canceller));
+	plugger.rng = seed ^ 0x401ULL;
+	if (hotplug)
+		ASSERT(!pthread_create(&hptid, NULL, hotplug_main, &plugger));
 	while (h_now(CLOCK_MONOTONIC) - t0 < SEC(seconds) && !failures)
 		h_sleep_ns(MS(200));
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
 	pthread_join(ctid, NULL);
+	for (i = 0; i < NORACLES; i++) {
+		pthread_join(otid[i][0], NULL);
+		pthread_join(otid[i][1], NULL);
+		oracle_close(&oracles[i]);
+	}
+	pthread_join(cantid, NULL);
+	if (hotplug)
+		pthread_join(hptid, NULL);
 	t1 = h_now(CLOCK_MONOTONIC);
 	h_clock_restore();
+	if (race_old >= 0)
+		race_delay(race_old);
 
 	for (i = 0; i < nthreads; i++) {
 		for (c = 0; c < C_N; c++)
@@ -577,6 +1065,10 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	h_diag("%s", line);
 	h_diag("stressed %.1f min: %llu calls (%llu failed as allowed), %llu expirations read, %llu reads of 0 (clock stepped back)",
 	       (t1 - t0) / 6e10, all, errs, ticks, zero_reads);
+	h_diag("invariants: %llu checks in %llu oracle epochs, %lu clock steps, %llu CPU hotplug cycles: violations: %llu early, %llu reads of 0, %llu count, %llu late ECANCELED, %llu spurious ECANCELED",
+	       oracle_checks, oracle_epochs, steps_done, hotplugs,
+	       violations[V_EARLY], violations[V_ZERO], violations[V_COUNT],
+	       violations[V_CANCEL], violations[V_SPURIOUS]);
 	EXPECTF(failures == 0, "%d failures", failures);
 
 	sanity();
