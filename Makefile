@@ -22,9 +22,11 @@
 #   make check-host-trixie  make deps && make check in a Debian 13 root (root)
 #   make check-debug     suite, 10M fuzz calls, 10 min stress, 1,000 load/unload
 #                        cycles on the KASAN/lockdep/kmemleak kernel (~40 min)
-#   make check-all       make check on every installed and prepared kernel and
-#                        on unstable's newest (and -rt), then check-host-trixie
-#                        and check-debug
+#   make check-stress    10 min of races and stress (clock steps, hotplug,
+#                        race_delay_us) on KVER, module built with -DDTFD_DEBUG
+#   make check-all       make check and check-stress on every installed and
+#                        prepared kernel and on unstable's newest (and -rt),
+#                        then check-host-trixie and check-debug
 
 # The kbuild part lives in ./Kbuild and module/Kbuild.  DKMS runs
 # `make KERNELRELEASE=<kernel> module ...`: a KERNELRELEASE from the
@@ -62,7 +64,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 .PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
-	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug \
+	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
 	check-all clean clean-module help
 
 PREFIX ?= /usr/local
@@ -126,6 +128,12 @@ bench-smoke:
 debug-kernel: deps
 	vm/build-debug-kernel
 
+# The stress lane on KVER (vm/check-stress): a debug build of the module in
+# build/stress/KVER, tests/races and 10 minutes of tests/stress.
+check-stress: deps
+	$(MAKE) userlib tests
+	vm/check-stress --kernel $(KVER)
+
 # The debug lane on that kernel (vm/check-debug): the suite, then fuzz,
 # stress and lifecycle runs long enough to count; about 1.5 hours.
 check-debug: deps
@@ -135,15 +143,17 @@ check-debug: deps
 # `make check` on each installed Debian kernel with headers (6.1, 6.12,
 # 6.12-rt...; not -cloud), on each kernel prepared in a root of another
 # suite, and on the newest of the development suite in both flavours
-# (7.2, 7.2-rt), then the Debian 13 host lane and check-debug.  Runs them
+# (7.2, 7.2-rt), with the stress lane on each, then the Debian 13 host
+# lane and check-debug.  Runs them
 # all, fails if any failed.
 check-all: deps
 	@rc=0; failed=; \
 	for k in $$( { ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||'; \
 		      vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-amd64; } | \
 		    grep -v -- '-cloud-amd64$$' | sort -uV); do \
-		echo "check-all: === make check KVER=$$k"; \
+		echo "check-all: === make check check-stress KVER=$$k"; \
 		$(MAKE) check KVER=$$k || { rc=1; failed="$$failed $$k"; }; \
+		$(MAKE) check-stress KVER=$$k || { rc=1; failed="$$failed stress:$$k"; }; \
 	done; \
 	for t in check-host-trixie check-debug; do \
 		echo "check-all: === make $$t"; \
