@@ -244,23 +244,34 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* the last "dtimerfd-<key>: N" or "<key>: N" line of the fd's fdinfo */
-static unsigned long long fdinfo_ull(int fd, const char *key)
+/*
+ * @n keys of the fd's fdinfo, from one read of it: the module fills it
+ * under one lock, so the values belong together (two reads would not: a
+ * periodic timer expires between them).
+ */
+static void fdinfo_ull(int fd, int n, const char *const *keys,
+		       unsigned long long *vals)
 {
 	char path[64], line[256];
-	unsigned long long v = 0;
-	size_t kl = strlen(key);
 	FILE *f;
+	int i;
 
+	for (i = 0; i < n; i++)
+		vals[i] = 0;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	if (!f)
-		return 0;
+		return;
+	/* the whole of it in the first read(2): one call of the module's show */
+	setvbuf(f, NULL, _IOFBF, 8192);
 	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, kl) && line[kl] == ':')
-			v = strtoull(line + kl + 1, NULL, 10);
+		for (i = 0; i < n; i++) {
+			size_t kl = strlen(keys[i]);
+
+			if (!strncmp(line, keys[i], kl) && line[kl] == ':')
+				vals[i] = strtoull(line + kl + 1, NULL, 10);
+		}
 	fclose(f);
-	return v;
 }
 
 /*
@@ -284,7 +295,10 @@ TEST(backstop_early, T_DTFD_ONLY | T_NO_DEFER, 120)
 	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
 	ASSERT(!pthread_create(&spin, NULL, spinner, NULL));
 	for (b = 0; b < (int)ARRAY_SIZE(bounds); b++) {
-		unsigned long long exp, pending;
+		static const char *const keys[] = {
+			"ticks", "dtimerfd-expirations", "dtimerfd-backstop",
+		};
+		unsigned long long v[3], exp, pending;
 		struct itimerspec its;
 		long long t1;
 
@@ -306,16 +320,17 @@ TEST(backstop_early, T_DTFD_ONLY | T_NO_DEFER, 120)
 		__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
 		pthread_join(th[0], NULL);
 		pthread_join(th[1], NULL);
-		/* one lock in the module: pending and counted agree */
-		pending = fdinfo_ull(s.fd, "ticks");
-		exp = fdinfo_ull(s.fd, "dtimerfd-expirations");
+		/* one snapshot: pending and counted agree */
+		fdinfo_ull(s.fd, 3, keys, v);
+		pending = v[0];
+		exp = v[1];
 		if (exp != s.read + pending)
 			violation(&s, "max_defer %lld ns: expirations %llu != read %llu + pending %llu",
 				  bounds[b], exp, (unsigned long long)s.read,
 				  pending);
 		h_diag("max_defer %lld ns: %llu expirations, %llu read, %llu pending, backstop %llu, %d violations",
 		       bounds[b], exp, (unsigned long long)s.read, pending,
-		       fdinfo_ull(s.fd, "dtimerfd-backstop"), s.violations);
+		       v[2], s.violations);
 		close(s.fd);
 	}
 	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
