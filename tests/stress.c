@@ -495,6 +495,20 @@ static void *clock_main(void *arg)
 
 /* ---- oracles: timers whose every access is checked ---------------------- */
 
+/*
+ * The workers close and reopen the slots' numbers on purpose, and any
+ * file another thread opens meanwhile takes the lowest free number: a
+ * worker then polls a sysfs file (POLLERR) or reads /proc text.  The
+ * oracle, cancel and hotplug threads open files during the storm, so
+ * they do it in a copy of the fd table of their own; the timers and
+ * epoll sets they share were opened before and are never closed early.
+ */
+static void private_fds(void)
+{
+	if (unshare(CLONE_FILES))
+		st_fail("unshare(CLONE_FILES): %s", strerror(errno));
+}
+
 #define NORACLES	3
 
 enum { V_EARLY, V_ZERO, V_COUNT, V_CANCEL, V_SPURIOUS, V_N };
@@ -620,7 +634,8 @@ static void oracle_counts(int fd, unsigned long long *exp,
 	FILE *f;
 
 	*exp = *pending = 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	/* this thread's table: /proc/self is the leader's */
+	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	if (!f)
 		return;
@@ -717,6 +732,7 @@ static void *oracle_main(void *arg)
 	unsigned long long e0, p0, e1, p1;
 	int epoch;
 
+	private_fds();
 	guard_init(w);
 	for (epoch = 0;; epoch++) {
 		long long end;
@@ -749,6 +765,7 @@ static void *oracle_side(void *arg)
 {
 	struct oracle *o = arg;
 
+	private_fds();
 	guard_init(&o->w[1]);
 	for (;;) {
 		pthread_barrier_wait(&o->bar);
@@ -786,12 +803,21 @@ static void cancel_open(void)
 static void *cancel_main(void *arg)
 {
 	struct worker *w = arg;
-	unsigned long armed = 0;
+	/*
+	 * armed: the first step that must cancel, one begun after the timer
+	 * was armed (or last reported ECANCELED); quiet: the steps ended
+	 * before that access began.  A step in flight during the access may
+	 * cancel it or not; with no step begun beyond @quiet, nothing may.
+	 */
+	unsigned long armed = 0, quiet = 0;
 	int fd = cancel_fd, ep = cancel_ep, flags = 0;
 	struct epoll_event ev;
+
+	private_fds();
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		unsigned int x = (unsigned int)below(w, 100);
 		unsigned long done = __atomic_load_n(&steps_done, __ATOMIC_SEQ_CST);
+		unsigned long pre = done;
 		int must = armed && done >= armed, got;
 		uint64_t ticks;
 		long r;
@@ -831,16 +857,18 @@ static void *cancel_main(void *arg)
 					x < 85 ? "poll" : "epoll_wait", done - armed + 1);
 			got = 0;	/* readiness does not report it */
 			if (!must && ready == 1 &&
-			    __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) < armed)
+			    __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) <= quiet)
 				violate(V_SPURIOUS, "%s readable with no step begun",
 					x < 85 ? "poll" : "epoll_wait");
 		}
 		__atomic_add_fetch(&oracle_checks, 1, __ATOMIC_RELAXED);
-		if (got && __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) < armed)
+		if (got && __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) <= quiet)
 			violate(V_SPURIOUS, "ECANCELED with no step begun since arming");
 		/* the next step to count is one begun from now on */
-		if (got || !armed || x < 15)
+		if (got || !armed || x < 15) {
 			armed = __atomic_load_n(&steps_begun, __ATOMIC_SEQ_CST) + 1;
+			quiet = pre;
+		}
 		h_sleep_ns((long long)below(w, 2000000));
 	}
 	close(ep);
@@ -865,6 +893,7 @@ static void *hotplug_main(void *arg)
 {
 	struct worker *w = arg;
 
+	private_fds();
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		h_sleep_ns(MS(100) + (long long)below(w, MS(400)));
 		if (cpu1_online(0)) {
@@ -1041,6 +1070,9 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 		oracle_close(&oracles[i]);
 	}
 	pthread_join(cantid, NULL);
+	/* the thread closed its copies; these are the originals */
+	close(cancel_ep);
+	close(cancel_fd);
 	if (hotplug)
 		pthread_join(hptid, NULL);
 	t1 = h_now(CLOCK_MONOTONIC);
