@@ -129,10 +129,11 @@ debug-kernel: deps
 	vm/build-debug-kernel
 
 # The stress lane on KVER (vm/check-stress): a debug build of the module in
-# build/stress/KVER, tests/races and 10 minutes of tests/stress.
+# build/stress/KVER, tests/races and STRESS_SECONDS of tests/stress.
+STRESS_SECONDS ?= 600
 check-stress: deps
 	$(MAKE) userlib tests
-	vm/check-stress --kernel $(KVER)
+	vm/check-stress --kernel $(KVER) --seconds $(STRESS_SECONDS)
 
 # The debug lane on that kernel (vm/check-debug): the suite, then fuzz,
 # stress and lifecycle runs long enough to count; about 1.5 hours.
