@@ -586,24 +586,23 @@ static void oracle_op(struct oracle *o, struct worker *w, int side)
 	struct iovec iov = { &ticks, sizeof(ticks) };
 	long r;
 
-	if (x < 40) {
-		r = syscall(SYS_preadv2, o->fd, &iov, 1, -1L, -1L, RWF_NOWAIT);
+	if (x < 55) {
+		/* non-blocking, or blocking until the guard's signal */
+		int block = x >= 40;
+		const char *how = block ? "blocking read" : "read";
+
+		if (block)
+			guard(w, MS(2) + (long long)below(w, MS(10)));
+		r = syscall(SYS_preadv2, o->fd, &iov, 1, -1L, -1L,
+			    block ? 0 : RWF_NOWAIT);
+		if (block)
+			guard(w, 0);
 		if (r == 8)
-			oracle_got(o, ticks, "read");
+			oracle_got(o, ticks, how);
 		else if (r == 0)
-			violate(V_ZERO, "%s: a non-blocking read returned 0", o->what);
-		else if (errno != EAGAIN)
-			st_fail("%s: read: %s", o->what, strerror(errno));
-	} else if (x < 55) {
-		guard(w, MS(2) + (long long)below(w, MS(10)));
-		r = syscall(SYS_preadv2, o->fd, &iov, 1, -1L, -1L, 0);
-		guard(w, 0);
-		if (r == 8)
-			oracle_got(o, ticks, "blocking read");
-		else if (r == 0)
-			violate(V_ZERO, "%s: a blocking read returned 0", o->what);
-		else if (errno != EINTR)
-			st_fail("%s: blocking read: %s", o->what, strerror(errno));
+			violate(V_ZERO, "%s: a %s returned 0", o->what, how);
+		else if (errno != (block ? EINTR : EAGAIN))
+			st_fail("%s: %s: %s", o->what, how, strerror(errno));
 	} else if (x < 75) {
 		struct pollfd p = { .fd = o->fd, .events = POLLIN };
 
