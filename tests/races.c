@@ -54,15 +54,11 @@ static long param_get(const char *name)
 
 static int param_set(const char *name, long v)
 {
-	char path[128];
-	FILE *f;
+	char path[128], val[32];
 
 	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	f = fopen(path, "w");
-	if (!f)
-		return -1;
-	fprintf(f, "%ld\n", v);
-	return fclose(f);
+	snprintf(val, sizeof(val), "%ld\n", v);
+	return h_write_file(path, val);
 }
 
 static int have_knob(void)

@@ -878,14 +878,7 @@ static void *cancel_main(void *arg)
 /* CPU 1 off and on again, with timers queued on it. */
 static int cpu1_online(int on)
 {
-	int fd = open("/sys/devices/system/cpu/cpu1/online", O_WRONLY | O_CLOEXEC);
-	long r;
-
-	if (fd < 0)
-		return -1;
-	r = write(fd, on ? "1" : "0", 1);
-	close(fd);
-	return r == 1 ? 0 : -1;
+	return h_write_file("/sys/devices/system/cpu/cpu1/online", on ? "1" : "0");
 }
 
 static void *hotplug_main(void *arg)
