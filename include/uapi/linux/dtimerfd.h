@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * dtimerfd: timerfd-compatible timers behind /dev/dtimerfd, with an
- * optional deferrable mode that never wakes an idle CPU.
+ * dtimerfd: timerfd-compatible timers with an optional deferrable mode
+ * that never wakes an idle CPU.
  *
- * Each open file description of /dev/dtimerfd is one timer.  The clock is
- * bound once with DTFD_IOC_INIT before the first settime (a timer that is
- * never bound runs on CLOCK_MONOTONIC).  Every structure below has the
- * same layout for 32-bit and 64-bit processes; padding must be zero and
- * unknown flag bits are rejected with EINVAL, so fields can be given a
- * meaning later.  Time values are read from and written to the caller's
- * own struct itimerspec through the pointers carried in the structures,
- * so a bad pointer fails with EFAULT exactly where timerfd_settime(2)
- * would fail.
+ * /dev/dtimerfd is a factory, as /dev/userfaultfd is: opening it gives a
+ * control descriptor, and DTFD_IOC_CREATE on that returns a new timer
+ * descriptor (anon_inode:[dtimerfd]), bound to its clock for life, as
+ * timerfd_create(2) returns one.  Every other ioctl, read(2), poll(2) and
+ * fdinfo work on the timer descriptor, which is an ordinary descriptor:
+ * dup, fork, exec and SCM_RIGHTS carry it, close frees it.  The control
+ * descriptor holds no state; one per process is enough.
+ *
+ * Every structure below has the same layout for 32-bit and 64-bit
+ * processes; padding must be zero and unknown flag bits are rejected with
+ * EINVAL, so fields can be given a meaning later.  Time values are read
+ * from and written to the caller's own struct itimerspec, with one ioctl
+ * per layout as timerfd has one system call per layout (settime and
+ * settime64), so a bad pointer fails with EFAULT exactly where
+ * timerfd_settime(2) would fail.
  */
 #ifndef _UAPI_LINUX_DTIMERFD_H
 #define _UAPI_LINUX_DTIMERFD_H
@@ -19,7 +25,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define DTFD_ABI_VERSION	1
+#define DTFD_ABI_VERSION	2
 
 /*
  * settime flags.  The first two equal TFD_TIMER_ABSTIME and
@@ -29,10 +35,6 @@
 #define DTFD_TIMER_ABSTIME		(1 << 0)
 #define DTFD_TIMER_CANCEL_ON_SET	(1 << 1)
 #define DTFD_TIMER_DEFERRABLE		(1 << 2)
-
-/* Layout of the struct itimerspec the user pointers refer to. */
-#define DTFD_ITS_64		0	/* four 64-bit fields (__kernel_itimerspec) */
-#define DTFD_ITS_32		1	/* four 32-bit fields (old_itimerspec32) */
 
 /* Bits of dtfd_features.features */
 #define DTFD_FEATURE_DEFERRABLE		(1ULL << 0)
@@ -60,55 +62,69 @@ struct dtfd_features {
 };
 
 /**
- * struct dtfd_init - bind the timer to a clock (DTFD_IOC_INIT)
+ * struct dtfd_create - make a timer (DTFD_IOC_CREATE on the control fd)
  * @clockid:	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
  *		CLOCK_REALTIME_ALARM or CLOCK_BOOTTIME_ALARM
- * @flags:	zero (O_CLOEXEC and O_NONBLOCK are open(2) flags)
+ * @flags:	O_CLOEXEC and O_NONBLOCK, as timerfd_create(2) takes them
+ *		(TFD_CLOEXEC, TFD_NONBLOCK)
  *
- * Allowed once per timer and only before its first settime (EBUSY
- * otherwise).  The alarm clocks need CAP_WAKE_ALARM (EPERM).
+ * The ioctl returns the new timer descriptor.  Errors as
+ * timerfd_create(2): EINVAL for other flags or clocks, EPERM for an alarm
+ * clock without CAP_WAKE_ALARM, EMFILE, ENFILE, ENOMEM.
  */
-struct dtfd_init {
+struct dtfd_create {
 	__s32 clockid;
 	__u32 flags;
 };
 
 /**
- * struct dtfd_settime - arm or disarm the timer (DTFD_IOC_SETTIME)
+ * struct dtfd_settime - arm or disarm the timer (DTFD_IOC_SETTIME64 and
+ * DTFD_IOC_SETTIME32)
  * @flags:	DTFD_TIMER_* bits
- * @layout:	DTFD_ITS_64 or DTFD_ITS_32
+ * @pad:	zero
  * @new_value:	user address of the new struct itimerspec
  * @old_value:	user address receiving the previous setting, or 0
+ *
+ * DTFD_IOC_SETTIME64 reads and writes struct __kernel_itimerspec (64-bit
+ * time_t, struct dtfd_itimerspec64); DTFD_IOC_SETTIME32 the old 32-bit
+ * struct itimerspec (struct dtfd_itimerspec32), only on kernels that keep
+ * 32-bit time (CONFIG_COMPAT_32BIT_TIME; ENOTTY otherwise).
  */
 struct dtfd_settime {
 	__u32 flags;
-	__u32 layout;
+	__u32 pad;
 	__u64 new_value;
 	__u64 old_value;
 };
 
 /**
- * struct dtfd_gettime - read the current setting (DTFD_IOC_GETTIME)
- * @layout:	DTFD_ITS_64 or DTFD_ITS_32
- * @pad:	zero
- * @curr_value:	user address receiving the struct itimerspec
- */
-struct dtfd_gettime {
-	__u32 layout;
-	__u32 pad;
-	__u64 curr_value;
-};
-
-/**
- * struct dtfd_itimerspec64 - the layout of struct __kernel_itimerspec:
- * DTFD_IOC_GETTIME64 takes the caller's struct itimerspec (64-bit time_t)
- * itself as its argument, sparing DTFD_IOC_GETTIME's request structure
+ * struct dtfd_itimerspec64 - struct __kernel_itimerspec: the 64-bit time_t
+ * struct itimerspec, the argument of DTFD_IOC_GETTIME64 itself
+ * @interval_sec: it_interval.tv_sec
+ * @interval_nsec: it_interval.tv_nsec
+ * @value_sec:	  it_value.tv_sec
+ * @value_nsec:	  it_value.tv_nsec
  */
 struct dtfd_itimerspec64 {
 	__s64 interval_sec;
 	__s64 interval_nsec;
 	__s64 value_sec;
 	__s64 value_nsec;
+};
+
+/**
+ * struct dtfd_itimerspec32 - the old 32-bit struct itimerspec, the argument
+ * of DTFD_IOC_GETTIME32 itself
+ * @interval_sec: it_interval.tv_sec
+ * @interval_nsec: it_interval.tv_nsec
+ * @value_sec:	  it_value.tv_sec
+ * @value_nsec:	  it_value.tv_nsec
+ */
+struct dtfd_itimerspec32 {
+	__s32 interval_sec;
+	__s32 interval_nsec;
+	__s32 value_sec;
+	__s32 value_nsec;
 };
 
 /**
@@ -134,7 +150,7 @@ struct dtfd_tolerance {
 };
 
 /**
- * struct dtfd_stats - what the timer did since it was opened
+ * struct dtfd_stats - what the timer did since it was created
  * @expirations:   expiry times passed, overruns included
  * @deliveries:	   times expirations were delivered (woke readers), by the
  *		   timer itself or by a read, poll or gettime that found them due
@@ -159,15 +175,19 @@ struct dtfd_stats {
 
 #define DTFD_IOC_MAGIC		0xD7
 
-#define DTFD_IOC_FEATURES	_IOR(DTFD_IOC_MAGIC, 0, struct dtfd_features)
-#define DTFD_IOC_INIT		_IOW(DTFD_IOC_MAGIC, 1, struct dtfd_init)
-#define DTFD_IOC_SETTIME	_IOW(DTFD_IOC_MAGIC, 2, struct dtfd_settime)
-#define DTFD_IOC_GETTIME	_IOW(DTFD_IOC_MAGIC, 3, struct dtfd_gettime)
+/* On the control descriptor (an open /dev/dtimerfd) */
+#define DTFD_IOC_FEATURES	_IOR(DTFD_IOC_MAGIC, 0x00, struct dtfd_features)
+#define DTFD_IOC_CREATE		_IOW(DTFD_IOC_MAGIC, 0x01, struct dtfd_create)
+
+/* On a timer descriptor; timerfd_settime(2) and timerfd_gettime(2) */
+#define DTFD_IOC_SETTIME64	_IOW(DTFD_IOC_MAGIC, 0x10, struct dtfd_settime)
+#define DTFD_IOC_SETTIME32	_IOW(DTFD_IOC_MAGIC, 0x11, struct dtfd_settime)
+#define DTFD_IOC_GETTIME64	_IOR(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec64)
+#define DTFD_IOC_GETTIME32	_IOR(DTFD_IOC_MAGIC, 0x13, struct dtfd_itimerspec32)
 /* Same rules as TFD_IOC_SET_TICKS: 0 is EINVAL, sets (not adds) the count */
-#define DTFD_IOC_SET_TICKS	_IOW(DTFD_IOC_MAGIC, 4, __u64)
-#define DTFD_IOC_SET_TOLERANCE	_IOW(DTFD_IOC_MAGIC, 5, struct dtfd_tolerance)
-#define DTFD_IOC_GET_TOLERANCE	_IOR(DTFD_IOC_MAGIC, 6, struct dtfd_tolerance)
-#define DTFD_IOC_GET_STATS	_IOR(DTFD_IOC_MAGIC, 7, struct dtfd_stats)
-#define DTFD_IOC_GETTIME64	_IOR(DTFD_IOC_MAGIC, 8, struct dtfd_itimerspec64)
+#define DTFD_IOC_SET_TICKS	_IOW(DTFD_IOC_MAGIC, 0x14, __u64)
+#define DTFD_IOC_SET_TOLERANCE	_IOW(DTFD_IOC_MAGIC, 0x15, struct dtfd_tolerance)
+#define DTFD_IOC_GET_TOLERANCE	_IOR(DTFD_IOC_MAGIC, 0x16, struct dtfd_tolerance)
+#define DTFD_IOC_GET_STATS	_IOR(DTFD_IOC_MAGIC, 0x17, struct dtfd_stats)
 
 #endif /* _UAPI_LINUX_DTIMERFD_H */
