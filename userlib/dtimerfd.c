@@ -2,7 +2,9 @@
 /*
  * libdtimerfd: timerfd_create/settime/gettime on /dev/dtimerfd.
  *
- * The fast path of every call is one system call.  Errors are shaped
+ * The fast path of every call is one system call: timers are made by an
+ * ioctl on one control descriptor per process (/dev/dtimerfd is a
+ * factory, see dtimerfd(4)), opened on first use.  Errors are shaped
  * after timerfd's only when the kernel could not shape them itself: the
  * module sees nothing when the fd is bad or is not a dtimerfd, so for
  * those the library reproduces the order in which timerfd_settime(2)
@@ -11,11 +13,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/timerfd.h>
@@ -58,8 +60,11 @@ int dtfd_real_timerfd_gettime(int fd, struct itimerspec *cur);
 #define DTFD_SYS_TIMERFD_SETTIME	SYS_timerfd_settime
 #endif
 
-/* The layout of this build's struct itimerspec, as the module knows it. */
-#define DTFD_ITS_LAYOUT	(sizeof(time_t) == 8 ? DTFD_ITS_64 : DTFD_ITS_32)
+/* The ioctls matching this build's struct itimerspec */
+#define DTFD_IOC_SETTIME \
+	(sizeof(time_t) == 8 ? DTFD_IOC_SETTIME64 : DTFD_IOC_SETTIME32)
+#define DTFD_IOC_GETTIME \
+	(sizeof(time_t) == 8 ? DTFD_IOC_GETTIME64 : DTFD_IOC_GETTIME32)
 
 static const char *device_path(void)
 {
@@ -122,28 +127,77 @@ static int have_wake_alarm(void)
 }
 
 /*
- * 1 when @fd is an open /dev/dtimerfd, 0 when it is some other file, and
- * -1 when it is not a descriptor timerfd would look at: not open, or
- * opened with O_PATH (timerfd's fd lookup skips those, so its answer is
- * EBADF, and our ioctl never reached the module).  Only used on error
- * paths, so the device node is looked up afresh each time (its minor is
- * dynamic and changes when the module is reloaded).
+ * 1 when @fd is a dtimerfd timer, 0 when it is some other file, and -1
+ * when it is not a descriptor timerfd would look at: not open, or opened
+ * with O_PATH (timerfd's fd lookup skips those, so its answer is EBADF,
+ * and our ioctl never reached the module).  Only used on error paths: a
+ * timer answers DTFD_IOC_GET_STATS, which has no side effect.
  */
 static int is_dtimerfd(int fd)
 {
-	struct stat fst, dst;
+	struct dtfd_stats st;
 	int fl = fcntl(fd, F_GETFL);
 
-	if (fl < 0 || (fl & O_PATH) || fstat(fd, &fst))
+	if (fl < 0 || (fl & O_PATH))
 		return -1;
-	if (!S_ISCHR(fst.st_mode) || stat(device_path(), &dst))
-		return 0;
-	return S_ISCHR(dst.st_mode) && fst.st_rdev == dst.st_rdev;
+	return !ioctl(fd, DTFD_IOC_GET_STATS, &st);
+}
+
+/*
+ * The control descriptor, opened on first use, O_CLOEXEC: it holds no
+ * state, so a child of fork() shares it and a new program opens its own.
+ * Threads race to open it and the first to publish wins.
+ */
+static atomic_int ctl_fd = -1;
+
+static int control_fd(void)
+{
+	int fd = atomic_load_explicit(&ctl_fd, memory_order_acquire);
+	int expected = -1;
+
+	if (fd >= 0)
+		return fd;
+	fd = open(device_path(), O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (!atomic_compare_exchange_strong(&ctl_fd, &expected, fd)) {
+		close(fd);
+		fd = expected;
+	}
+	return fd;
+}
+
+/*
+ * The program closed the control descriptor under us (daemons close
+ * every descriptor they did not open; close_range() after fork()), and
+ * the number may now be one of its own files: forget it, never close it,
+ * and open another.
+ */
+static void control_fd_lost(int fd)
+{
+	atomic_compare_exchange_strong(&ctl_fd, &fd, -1);
+}
+
+/* DTFD_IOC_CREATE; -1 with errno, as open(2) set it when it is the device. */
+static int create_timer(clockid_t clockid, int flags)
+{
+	struct dtfd_create arg = { .clockid = clockid, .flags = flags };
+	int ctl, fd, tries;
+
+	for (tries = 0; tries < 2; tries++) {
+		ctl = control_fd();
+		if (ctl < 0)
+			return -1;
+		fd = ioctl(ctl, DTFD_IOC_CREATE, &arg);
+		if (fd >= 0 || (errno != EBADF && errno != ENOTTY))
+			return fd;
+		control_fd_lost(ctl);
+	}
+	return -1;
 }
 
 DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
 {
-	struct dtfd_init init = { .clockid = clockid };
 	int fd, err;
 
 	/* timerfd_create(2) checks flags and clock before anything else. */
@@ -152,28 +206,39 @@ DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
 		return -1;
 	}
 
-	fd = open(device_path(), O_RDWR | flags);
-	if (fd < 0 && (errno == ENOENT || errno == ENXIO || errno == ENODEV) &&
+	fd = create_timer(clockid, flags);
+	if (fd >= 0)
+		return fd;
+	err = errno;
+	if ((err == ENOENT || err == ENXIO || err == ENODEV) &&
 	    fallback_enabled())
 		return timerfd_create(clockid, flags);
-	if (fd < 0) {
-		err = errno;
-		/* ... and the capability before allocating a descriptor. */
-		if (is_alarm_clock(clockid) && !have_wake_alarm())
-			err = EPERM;
-		else if (err == ENOENT || err == ENXIO)
-			err = ENODEV;	/* module not loaded: see dtimerfd_create(3) */
-		errno = err;
-		return -1;
-	}
+	/* ... and the capability before allocating a descriptor. */
+	if (is_alarm_clock(clockid) && !have_wake_alarm())
+		err = EPERM;
+	else if (err == ENOENT || err == ENXIO)
+		err = ENODEV;	/* module not loaded: see dtimerfd_create(3) */
+	errno = err;
+	return -1;
+}
 
-	if (ioctl(fd, DTFD_IOC_INIT, &init)) {
-		err = errno;
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
+/* The settime ioctl for this build's struct itimerspec; the shim's too. */
+int dtfd_settime_ioctl(int fd, int flags, const struct itimerspec *new_value,
+		       struct itimerspec *old_value)
+{
+	struct dtfd_settime arg = {
+		.flags = (unsigned int)flags,
+		.new_value = (uintptr_t)new_value,
+		.old_value = (uintptr_t)old_value,
+	};
+
+	return ioctl(fd, DTFD_IOC_SETTIME, &arg);
+}
+
+/* The gettime ioctl: the itimerspec itself is the argument. */
+int dtfd_gettime_ioctl(int fd, struct itimerspec *curr_value)
+{
+	return ioctl(fd, DTFD_IOC_GETTIME, curr_value);
 }
 
 /*
@@ -204,18 +269,12 @@ DTFD_API int dtimerfd_settime(int fd, int flags,
 			      const struct itimerspec *new_value,
 			      struct itimerspec *old_value)
 {
-	struct dtfd_settime arg = {
-		.flags = (unsigned int)flags,
-		.layout = DTFD_ITS_LAYOUT,
-		.new_value = (uintptr_t)new_value,
-		.old_value = (uintptr_t)old_value,
-	};
 	int err, kind;
 
-	if (!ioctl(fd, DTFD_IOC_SETTIME, &arg))
+	if (!dtfd_settime_ioctl(fd, flags, new_value, old_value))
 		return 0;
 
-	/* not our device: a native timerfd from the fallback, or anything */
+	/* not a timer: a native timerfd from the fallback, or anything */
 	if (errno == ENOTTY && fallback_enabled())
 		return timerfd_settime(fd, flags & ~DTFD_TIMER_DEFERRABLE,
 				       new_value, old_value);
@@ -231,18 +290,9 @@ DTFD_API int dtimerfd_settime(int fd, int flags,
 
 DTFD_API int dtimerfd_gettime(int fd, struct itimerspec *curr_value)
 {
-	struct dtfd_gettime arg = {
-		.layout = DTFD_ITS_LAYOUT,
-		.curr_value = (uintptr_t)curr_value,
-	};
-	int err, kind, ret;
+	int err, kind;
 
-	/* 64-bit time_t: the itimerspec itself is the argument, no request */
-	if (DTFD_ITS_LAYOUT == DTFD_ITS_64)
-		ret = ioctl(fd, DTFD_IOC_GETTIME64, curr_value);
-	else
-		ret = ioctl(fd, DTFD_IOC_GETTIME, &arg);
-	if (!ret)
+	if (!dtfd_gettime_ioctl(fd, curr_value))
 		return 0;
 
 	if (errno == ENOTTY && fallback_enabled())

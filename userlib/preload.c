@@ -48,6 +48,11 @@ static create_fn real_create;
 static settime_fn real_settime;
 static gettime_fn real_gettime;
 
+/* dtimerfd.c's marshaling, built into this shim with DTFD_PRELOAD */
+int dtfd_settime_ioctl(int fd, int flags, const struct itimerspec *new_value,
+		       struct itimerspec *old_value);
+int dtfd_gettime_ioctl(int fd, struct itimerspec *curr_value);
+
 /* for dtimerfd.c, built into this shim with DTFD_PRELOAD */
 int dtfd_real_timerfd_create(clockid_t clockid, int flags)
 {
@@ -186,16 +191,11 @@ DTFD_API int timerfd_settime(int fd, int flags,
 			     const struct itimerspec *new_value,
 			     struct itimerspec *old_value)
 {
-	struct dtfd_settime arg = {
-		.flags = (unsigned int)flags,
-		.layout = sizeof(time_t) == 8 ? DTFD_ITS_64 : DTFD_ITS_32,
-		.new_value = (uintptr_t)new_value,
-		.old_value = (uintptr_t)old_value,
-	};
+	int dflags = flags;
 
 	if (want_deferrable(flags, new_value))
-		arg.flags |= DTFD_TIMER_DEFERRABLE;
-	if (!ioctl(fd, DTFD_IOC_SETTIME, &arg))
+		dflags |= DTFD_TIMER_DEFERRABLE;
+	if (!dtfd_settime_ioctl(fd, dflags, new_value, old_value))
 		return 0;
 	/*
 	 * Not a dtimerfd (ENOTTY) or not a descriptor (EBADF): the real call
@@ -208,14 +208,7 @@ DTFD_API int timerfd_settime(int fd, int flags,
 
 DTFD_API int timerfd_gettime(int fd, struct itimerspec *curr_value)
 {
-	struct dtfd_gettime arg = {
-		.layout = sizeof(time_t) == 8 ? DTFD_ITS_64 : DTFD_ITS_32,
-		.curr_value = (uintptr_t)curr_value,
-	};
-
-	if (!(sizeof(time_t) == 8 ?
-	      ioctl(fd, DTFD_IOC_GETTIME64, curr_value) :
-	      ioctl(fd, DTFD_IOC_GETTIME, &arg)))
+	if (!dtfd_gettime_ioctl(fd, curr_value))
 		return 0;
 	if (errno == ENOTTY || errno == EBADF)
 		return real_gettime(fd, curr_value);
