@@ -13,13 +13,15 @@
  * work item, which walks the contexts that asked to hear about clock
  * changes:
  *  - CANCEL_ON_SET timers are marked and their sleepers woken;
- *  - deferrable timers whose deadline is not on jiffies' clock (absolute
- *    CLOCK_REALTIME, CLOCK_BOOTTIME across suspend) are re-armed from the
- *    new clock, so a step past the deadline makes them due now.
+ *  - timers whose source follows the clock itself (deferrable ones, whose
+ *    deadline is not on jiffies' clock: absolute CLOCK_REALTIME,
+ *    CLOCK_BOOTTIME across suspend) are re-aimed from the new clock, so a
+ *    step past the deadline makes them due now.
  * What a reader sees does not wait for that work: every access compares
- * the count with the one its timer was armed at (dtfd_cancel_check()), as
- * timerfd marks its timers inside clock_was_set(), and a deferrable
- * timer's deadline is checked against the clock on every access too.
+ * the count with the one its timer was armed at (dtfd_cancel_check() in
+ * timer.c), as timerfd marks its timers inside clock_was_set(), and a
+ * deferrable timer's deadline is checked against the clock on every
+ * access too.
  */
 
 #include <linux/irq_work.h>
@@ -35,7 +37,7 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
-#include "dtimerfd.h"
+#include "dtfd.h"
 
 /*
  * The contexts that watch clock changes.  A spinlock, so that close never
@@ -55,21 +57,10 @@ static ktime_t dtfd_offs_real;
 /* Entries the walk handles between two chances to reschedule. */
 #define DTFD_CLOCK_BATCH	16
 
-/*
- * Has the realtime clock been set since @ctx armed CANCEL_ON_SET or last
- * reported ECANCELED?  Then mark it cancelled, as timerfd_clock_was_set()
- * does: a tick that read(2) turns into ECANCELED, and a wake-up.
- */
-void dtfd_cancel_check(struct dtimerfd_ctx *ctx)
+/* Changes of the realtime clock so far; compared by dtfd_cancel_check(). */
+unsigned int dtfd_clock_changes(void)
 {
-	lockdep_assert_held(&ctx->wqh.lock);
-
-	if (!(ctx->watch & DTFD_WATCH_CANCEL) || ctx->canceled ||
-	    ctx->cseq == READ_ONCE(dtfd_clock_seq))
-		return;
-	ctx->canceled = true;
-	ctx->ticks++;
-	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
+	return READ_ONCE(dtfd_clock_seq);
 }
 
 /*
@@ -81,20 +72,20 @@ void dtfd_cancel_check(struct dtimerfd_ctx *ctx)
  */
 static void dtfd_clock_was_set(struct work_struct *work)
 {
-	struct dtimerfd_ctx *ctx;
+	struct dtfd_ctx *ctx;
 	struct list_head cursor;
 	unsigned int n = 0;
 
 	spin_lock_irq(&dtfd_clock_lock);
 	list_add(&cursor, &dtfd_clock_list);
 	while (!list_is_last(&cursor, &dtfd_clock_list)) {
-		ctx = list_entry(cursor.next, struct dtimerfd_ctx, clist);
+		ctx = list_entry(cursor.next, struct dtfd_ctx, clist);
 		list_move(&cursor, &ctx->clist);
 
 		spin_lock(&ctx->wqh.lock);
 		dtfd_cancel_check(ctx);
-		if (ctx->watch & DTFD_WATCH_REARM)
-			dtfd_clock_jumped(ctx);
+		if (ctx->watch & DTFD_WATCH_REARM && ctx->src->clock_jumped)
+			ctx->src->clock_jumped(ctx);
 		spin_unlock(&ctx->wqh.lock);
 
 		if (++n % DTFD_CLOCK_BATCH == 0) {
@@ -145,7 +136,7 @@ static struct notifier_block dtfd_gtod_nb = {
  * Put @ctx on the clock-change list or take it off.  Only a change of
  * what the timer watches takes the global lock.
  */
-void dtfd_clock_watch(struct dtimerfd_ctx *ctx, unsigned int watch)
+void dtfd_clock_watch(struct dtfd_ctx *ctx, unsigned int watch)
 {
 	if (READ_ONCE(ctx->watch) == watch)
 		return;
@@ -169,24 +160,6 @@ void dtfd_clock_watch(struct dtimerfd_ctx *ctx, unsigned int watch)
 	WRITE_ONCE(ctx->watch, watch);
 	spin_unlock(&ctx->wqh.lock);
 	spin_unlock_irq(&dtfd_clock_lock);
-}
-
-/*
- * True once after a clock change cancelled @ctx (timerfd_canceled()); the
- * caller then reports ECANCELED.  It does not look at the clock itself:
- * each access does that first thing under the lock (dtfd_cancel_check()),
- * as if timerfd_clock_was_set() had marked the timer just before, so that
- * a step during the access counts for the next one, as in timerfd.
- */
-bool dtfd_canceled(struct dtimerfd_ctx *ctx)
-{
-	lockdep_assert_held(&ctx->wqh.lock);
-
-	if (!(ctx->watch & DTFD_WATCH_CANCEL) || !ctx->canceled)
-		return false;
-	ctx->canceled = false;
-	ctx->cseq = READ_ONCE(dtfd_clock_seq);
-	return true;
 }
 
 /*

@@ -1,43 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dtimerfd wake-up sources: an hrtimer or an alarm for strict timers (as
- * timerfd), a TIMER_DEFERRABLE timer_list for deferrable ones, and the
- * nanosecond arithmetic on the deadline that every source shares.
+ * The timer: its state and every transition of it, in the manner of
+ * fs/timerfd.c.  A wake-up source (struct dtfd_source) calls
+ * dtfd_deliver() when the deadline has come; read, poll and gettime
+ * harvest the ticks; read and gettime re-arm a periodic timer, counting
+ * the periods that passed meanwhile.  No callback ever re-arms a periodic
+ * timer, so a tiny interval cannot turn a callback into an interrupt
+ * storm.
  *
- * No callback ever re-arms a periodic timer: the next period is armed by
- * whoever reads the timer (read, gettime), counting the missed periods, so
- * a tiny interval cannot turn a callback into an interrupt storm.
+ * Every access looks at the clock-change count first (dtfd_cancel_check())
+ * and lets a lazy source deliver what is due (dtfd_collect()): a
+ * deferrable timer whose CPU sleeps has not fired, but it is due.
  */
 
-#include <linux/cpumask.h>
+#include <linux/capability.h>
 #include <linux/delay.h>
-#include <linux/jiffies.h>
-#include <linux/kernel_stat.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
-#include <linux/percpu.h>
 #include <linux/poll.h>
 #include <linux/random.h>
-#include <linux/sched.h>
-#include <linux/sched/stat.h>
-#include <linux/tick.h>
+#include <linux/slab.h>
 #include <linux/timekeeping.h>
 
-#include "dtimerfd.h"
+#include "dtfd.h"
 
-/*
- * Timer wheel geometry (kernel/time/timer.c, identical in 6.1 and 6.12):
- * level 0 has 1-jiffy buckets for the first 63 jiffies; each further level
- * is 8 times coarser and rounds the expiry up to its granularity, which is
- * at most 8/63 of the delta.  Deltas beyond the wheel's cutoff (63 << 21
- * jiffies at HZ <= 100, 63 << 24 above) are clamped and fire early, so a
- * single arm never goes further than DTFD_WHEEL_MAX_CHUNK.
- */
-#define DTFD_WHEEL_LVL0		63UL
-#define DTFD_WHEEL_MAX_CHUNK	(63UL << 20)
+/* Tried in order; the first that accepts a clock and settime flags serves. */
+static const struct dtfd_source *const dtfd_sources[] = {
+	&dtfd_alarm_source,
+	&dtfd_defer_source,
+	&dtfd_hrtimer_source,
+};
+
+static struct kmem_cache *dtfd_cachep;
 
 #if defined(DTFD_DEBUG) || IS_ENABLED(CONFIG_PROVE_LOCKING)
 static unsigned int race_delay_us;
@@ -63,29 +60,68 @@ void dtfd_race_delay(void)
 }
 #endif
 
-static void dtfd_hrtimer_start(struct dtimerfd_ctx *ctx, ktime_t range)
+int dtfd_valid_clock(int clockid)
 {
-	hrtimer_start_range_ns(&ctx->t.tmr, ctx->expires, ktime_to_ns(range),
-			       HRTIMER_MODE_ABS);
+	return clockid >= 0 && clockid < BITS_PER_LONG &&
+	       (DTFD_CLOCKS & BIT(clockid));
 }
 
-/* Deliver the expiration at @now: count it, wake readers and pollers. */
-static void dtfd_fire(struct dtimerfd_ctx *ctx, ktime_t now)
+const struct dtfd_source *dtfd_source_for(int clockid, unsigned int flags)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dtfd_sources); i++)
+		if (dtfd_sources[i]->accepts(clockid, flags))
+			return dtfd_sources[i];
+	return NULL;
+}
+
+/* The clock the deadline is measured on, as the hrtimer core chooses it. */
+static int dtfd_eclock(int clockid, unsigned int flags)
+{
+	switch (clockid) {
+	case CLOCK_REALTIME_ALARM:
+		return CLOCK_REALTIME;
+	case CLOCK_BOOTTIME_ALARM:
+		return CLOCK_BOOTTIME;
+	case CLOCK_REALTIME:
+		/* relative realtime timers ignore clock steps */
+		return flags & DTFD_TIMER_ABSTIME ? CLOCK_REALTIME :
+						    CLOCK_MONOTONIC;
+	default:
+		return clockid;
+	}
+}
+
+ktime_t dtfd_now(const struct dtfd_ctx *ctx)
+{
+	switch (ctx->eclock) {
+	case CLOCK_REALTIME:
+		return ktime_get_real();
+	case CLOCK_BOOTTIME:
+		return ktime_get_boottime();
+	default:
+		return ktime_get();
+	}
+}
+
+/*
+ * Deliver the expiration at @now: count it, wake readers and pollers.
+ * @by_bound: a bounded deferrable timer's backstop forced it.
+ */
+void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound)
 {
 	s64 late = ktime_sub(now, max(ctx->expires, ctx->armed_at));
 
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	if (ctx->backstop) {
-		/* delivered within the bound: a running backstop finds !queued */
-		hrtimer_try_to_cancel(&ctx->t.tmr);
-		ctx->backstop = false;
-	}
 	ctx->queued = false;
 	ctx->expired = true;
 	ctx->ticks++;
 	ctx->stats.expirations++;
 	ctx->stats.deliveries++;
+	if (by_bound)
+		ctx->stats.backstop++;
 	if (late > 0) {
 		/* saturate: CLOCK_REALTIME steps can be years */
 		if (check_add_overflow(ctx->stats.late_total_ns, (u64)late,
@@ -99,132 +135,67 @@ static void dtfd_fire(struct dtimerfd_ctx *ctx, ktime_t now)
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
 }
 
-ktime_t dtfd_now(const struct dtimerfd_ctx *ctx)
-{
-	switch (ctx->eclock) {
-	case CLOCK_REALTIME:
-		return ktime_get_real();
-	case CLOCK_BOOTTIME:
-		return ktime_get_boottime();
-	default:
-		return ktime_get();
-	}
-}
-
 /*
- * Jiffies from now at which to arm the deferrable timer_list for a
- * deadline @delta ns ahead.
- *
- * A timer armed for jiffies + n fires on the (n + 1)th tick from now: the
- * wheel adds a jiffy at level 0 so a timer armed just before a tick is not
- * early.  Aiming at jiffies + floor((delta - 1) / TICK_NSEC) makes that tick
- * land less than a jiffy either side of the deadline; when it lands early
- * the callback finds the deadline ahead and re-arms for the next tick.  So
- * a busy CPU delivers on the first tick at or after the deadline, never
- * before it.  Beyond level 0 aim 7/8 of the way, short of the wheel's
- * rounding, and close in from there.
+ * Has the realtime clock been set since @ctx armed CANCEL_ON_SET or last
+ * reported ECANCELED?  Then mark it cancelled, as timerfd_clock_was_set()
+ * does: a tick that read(2) turns into ECANCELED, and a wake-up.  Every
+ * access calls this first, as if timerfd_clock_was_set() had marked the
+ * timer just before, so that a step during the access counts for the
+ * next one, as in timerfd.
  */
-static unsigned long dtfd_defer_jiffies(s64 delta)
+void dtfd_cancel_check(struct dtfd_ctx *ctx)
 {
-	u64 n = div_u64(delta - 1, TICK_NSEC);
-
-	if (n >= DTFD_WHEEL_LVL0)
-		n -= n >> 3;
-	return min_t(u64, n, DTFD_WHEEL_MAX_CHUNK);
-}
-
-/*
- * Arm the deferrable timer_list for @ctx->expires on this CPU, or deliver
- * at once when the deadline has passed.
- */
-static void dtfd_arm_deferrable(struct dtimerfd_ctx *ctx, ktime_t now)
-{
-	s64 delta = ktime_sub(ctx->expires, now);
-
-	if (delta <= 0) {
-		dtfd_fire(ctx, now);
-		return;
-	}
-	ctx->wheel_used = true;
-	/*
-	 * Pinned: mod_timer() queues it on this CPU, unless its callback is
-	 * running elsewhere, where it then stays (timer_delete_sync() must
-	 * find it there).
-	 */
-	mod_timer(&ctx->dtmr, jiffies + dtfd_defer_jiffies(delta));
-}
-
-/*
- * The clock a deferrable deadline is measured on jumped (a realtime step,
- * or resume for boottime): deliver now if it became due, else move the
- * wake-up to match, on the CPU the timer is queued on.  Called from the
- * clock-change work, which runs on whatever CPU it likes.
- */
-void dtfd_clock_jumped(struct dtimerfd_ctx *ctx)
-{
-	unsigned int cpu;
-	ktime_t now;
-	s64 delta;
-
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	if (!dtfd_deferred(ctx))
+	if (!(ctx->watch & DTFD_WATCH_CANCEL) || ctx->canceled ||
+	    ctx->cseq == dtfd_clock_changes())
 		return;
-	/*
-	 * A running callback waits for our lock and then reads the new clock
-	 * itself: leave it alone.  Re-queueing it on another CPU's base with
-	 * add_timer_on() would hide it from timer_shutdown_sync() in
-	 * release, which looks for a running callback on the timer's current
-	 * base only, and the context would be freed under it.
-	 */
-	if (timer_delete_sync_try(&ctx->dtmr) < 0)
-		return;
-	now = dtfd_now(ctx);
-	delta = ktime_sub(ctx->expires, now);
-	if (delta <= 0) {
-		dtfd_fire(ctx, now);
-		return;
-	}
-	/*
-	 * Back on the base it was on: the timer's own record, which CPU
-	 * hotplug keeps up to date when it migrates timers; an offline CPU
-	 * has no base to return to, so queue locally then.  Should that CPU
-	 * go down right after the check, the timer waits for it to return,
-	 * or for the next read or poll.
-	 */
-	cpu = ctx->dtmr.flags & TIMER_CPUMASK;
-	ctx->dtmr.expires = jiffies + dtfd_defer_jiffies(delta);
-	if (cpu_online(cpu))
-		add_timer_on(&ctx->dtmr, cpu);
-	else
-		dtfd_arm_deferrable(ctx, now);
+	ctx->canceled = true;
+	ctx->ticks++;
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
 }
 
-/*
- * Arm the context's wake-up source for @ctx->expires: the hrtimer (with
- * the timer's slack) or the alarm of a strict timer; the deferrable
- * timer_list, plus a backstop hrtimer at expiry + max_defer when the
- * deferral is bounded.  The backstop's soft expiry is the deadline itself,
- * so any hrtimer interrupt after the deadline runs it too: it rides on
- * other wake-ups, and only wakes the CPU itself at the bound.
- */
-void dtfd_arm(struct dtimerfd_ctx *ctx, ktime_t now)
+/* True once after a clock change cancelled @ctx (timerfd_canceled()). */
+static bool dtfd_canceled(struct dtfd_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	if (!(ctx->watch & DTFD_WATCH_CANCEL) || !ctx->canceled)
+		return false;
+	ctx->canceled = false;
+	ctx->cseq = dtfd_clock_changes();
+	return true;
+}
+
+/* Deliver an expiry that is due but that a lazy source has not delivered. */
+static void dtfd_collect(struct dtfd_ctx *ctx, ktime_t now)
+{
+	if (ctx->queued && ctx->src->collect)
+		ctx->src->collect(ctx, now);
+}
+
+/* What every access does first under the lock. */
+static void dtfd_access(struct dtfd_ctx *ctx)
+{
+	dtfd_cancel_check(ctx);
+	if (ctx->queued && ctx->src->collect)
+		dtfd_collect(ctx, dtfd_now(ctx));
+}
+
+/* Time to the deadline at @now, 0 once passed (timerfd_get_remaining()). */
+static ktime_t dtfd_remaining(const struct dtfd_ctx *ctx, ktime_t now)
+{
+	ktime_t rem = ktime_sub(ctx->expires, now);
+
+	return rem < 0 ? 0 : rem;
+}
+
+static void dtfd_arm(struct dtfd_ctx *ctx, ktime_t now)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
 	ctx->queued = true;
-	if (ctx->mode == DTFD_MODE_DEFERRABLE) {
-		dtfd_arm_deferrable(ctx, now);
-		if (ctx->queued && ctx->max_defer) {
-			ctx->backstop = true;
-			dtfd_hrtimer_start(ctx, ctx->max_defer);
-		}
-	} else if (dtfd_isalarm(ctx)) {
-		if (!alarm_start_timer(&ctx->t.alarm, ctx->expires, false))
-			dtfd_fire(ctx, now);	/* already expired, not queued */
-	} else {
-		dtfd_hrtimer_start(ctx, ctx->slack);
-	}
+	ctx->src->arm(ctx, now);
 }
 
 /*
@@ -234,7 +205,7 @@ void dtfd_arm(struct dtimerfd_ctx *ctx, ktime_t now)
  * an hrtimer period is at least the timer resolution; alarm_forward() has
  * no such rule, and the alarm clocks follow it.
  */
-u64 dtfd_forward(struct dtimerfd_ctx *ctx, ktime_t now)
+static u64 dtfd_forward(struct dtfd_ctx *ctx, ktime_t now)
 {
 	ktime_t interval = ctx->tintv;
 	ktime_t delta = ktime_sub(now, ctx->expires);
@@ -244,7 +215,7 @@ u64 dtfd_forward(struct dtimerfd_ctx *ctx, ktime_t now)
 
 	if (delta < 0)
 		return 0;
-	if (!dtfd_isalarm(ctx) && interval < hrtimer_resolution)
+	if (ctx->src->hres_period && interval < hrtimer_resolution)
 		interval = hrtimer_resolution;
 	if (unlikely(delta >= interval)) {
 		s64 incr = ktime_to_ns(interval);
@@ -260,268 +231,307 @@ u64 dtfd_forward(struct dtimerfd_ctx *ctx, ktime_t now)
 }
 
 /*
- * A deferrable timer whose CPU sleeps is not fired, but it is due: whoever
- * looks at it (read, poll, gettime, settime) delivers it, through
- * dtfd_check_due() in dtimerfd.h.  Strict timers are delivered by their
- * hrtimer on time and need no look.
+ * A periodic timer that fired: advance the deadline past now, arm the next
+ * period and return the expirations that passed since the one delivered
+ * (timerfd's "overruns - 1").  When CLOCK_REALTIME stepped back behind the
+ * deadline nothing is forwarded and this is -1 in u64, as in timerfd: the
+ * delivered tick is taken back and read(2) may return 0.  The statistics
+ * only ever count up, so they take no part in that.
  */
-void dtfd_deliver_due(struct dtimerfd_ctx *ctx, ktime_t now)
+static u64 dtfd_rearm(struct dtfd_ctx *ctx, ktime_t now)
 {
-	lockdep_assert_held(&ctx->wqh.lock);
+	u64 orun = dtfd_forward(ctx, now);
 
-	if (!dtfd_deferred(ctx) || now < ctx->expires)
-		return;
-	/* a callback already running finds !queued and leaves */
-	timer_delete(&ctx->dtmr);
-	dtfd_fire(ctx, now);
+	if (orun)
+		ctx->stats.expirations += orun - 1;
+	dtfd_arm(ctx, now);
+	return orun - 1;
+}
+
+static unsigned int dtfd_watch_for(const struct dtfd_ctx *ctx,
+				   const struct dtfd_source *src,
+				   unsigned int flags)
+{
+	unsigned int watch = 0;
+	bool abs = flags & DTFD_TIMER_ABSTIME;
+
+	if ((ctx->clockid == CLOCK_REALTIME ||
+	     ctx->clockid == CLOCK_REALTIME_ALARM) &&
+	    abs && (flags & DTFD_TIMER_CANCEL_ON_SET))
+		watch |= DTFD_WATCH_CANCEL;
+	/* deadlines that jiffies do not follow: suspend, realtime steps */
+	if (src->clock_jumped &&
+	    (ctx->clockid == CLOCK_BOOTTIME ||
+	     (ctx->clockid == CLOCK_REALTIME && abs)))
+		watch |= DTFD_WATCH_REARM;
+	return watch;
 }
 
 /*
- * The backstop of a bounded deferrable timer ran.  It may be stale: it
- * waited for our lock while another CPU delivered, armed the next period
- * and restarted it (hrtimer_try_to_cancel() cannot stop a running
- * callback), or CLOCK_REALTIME stepped back behind the deadline.  So the
- * clock decides, as for the deferrable callback: never early.
+ * Program @ctx for @new with @src; nothing is armed.  @now is the time on
+ * the clock the old setting was measured on.
  */
-static enum hrtimer_restart dtfd_backstop(struct dtimerfd_ctx *ctx,
-					  struct hrtimer *tmr, ktime_t now)
+static int dtfd_setup(struct dtfd_ctx *ctx, const struct dtfd_source *src,
+		      unsigned int flags, const struct itimerspec64 *new,
+		      ktime_t now)
 {
-	if (now < ctx->expires) {
-		/* stale: the restarted backstop is queued for the deadline */
-		if (hrtimer_is_queued(tmr))
-			return HRTIMER_NORESTART;
-		/* stepped back: the bound still counts from the deadline */
-		hrtimer_set_expires_range_ns(tmr, ctx->expires,
-					     ktime_to_ns(ctx->max_defer));
-		return HRTIMER_RESTART;
-	}
-	/* the deferral is over: the wheel's turn too */
-	ctx->backstop = false;
-	timer_delete(&ctx->dtmr);
-	/* the bound forced it, rather than another interrupt carrying it */
-	if (now >= hrtimer_get_expires(tmr))
-		ctx->stats.backstop++;
-	dtfd_fire(ctx, now);
-	return HRTIMER_NORESTART;
-}
+	ktime_t texp = timespec64_to_ktime(new->it_value);
+	int old_eclock = ctx->eclock;
 
-static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *tmr)
-{
-	struct dtimerfd_ctx *ctx = container_of(tmr, struct dtimerfd_ctx, t.tmr);
-	enum hrtimer_restart ret = HRTIMER_NORESTART;
-	unsigned long flags;
+	ctx->expired = false;
+	ctx->queued = false;
+	ctx->ticks = 0;
+	ctx->tintv = timespec64_to_ktime(new->it_interval);
+	ctx->eclock = dtfd_eclock(ctx->clockid, flags);
+	ctx->src = src;
+	src->setup(ctx);
 
-	dtfd_race_delay();
-	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	/*
-	 * A deferrable timer without its backstop armed ignores a stale
-	 * one; a strict timer is delivered, as timerfd's hrtimer does.
-	 */
-	if (ctx->queued && ctx->mode == DTFD_MODE_DEFERRABLE) {
-		if (ctx->backstop)
-			ret = dtfd_backstop(ctx, tmr, hrtimer_cb_get_time(tmr));
-	} else if (ctx->queued) {
-		dtfd_fire(ctx, hrtimer_cb_get_time(tmr));
-	}
-	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
-	return ret;
-}
-
-static dtfd_alarm_ret dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
-{
-	struct dtimerfd_ctx *ctx = container_of(alarm, struct dtimerfd_ctx,
-						t.alarm);
-	unsigned long flags;
-
-	dtfd_race_delay();
-	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (ctx->queued)
-		dtfd_fire(ctx, now);
-	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
-	return DTFD_ALARM_DONE;
-}
-
-/*
- * Ticks that hit this CPU's idle loop, jiffies of the last one on which a
- * deferrable timer was delivered.
- */
-static DEFINE_PER_CPU(unsigned long, dtfd_idle_tick);
-
-/* This CPU's idle time when a callback last asked, and the verdict then. */
-struct dtfd_idle_sample {
-	unsigned long tick;
-	u64 at_us;
-	u64 idle_us;
-	bool idle;
-};
-
-static DEFINE_PER_CPU(struct dtfd_idle_sample, dtfd_idle_sample);
-
-/*
- * Was this CPU idle for most of the time since a callback last asked?
- * Asked once a jiffy: the callbacks of one tick share the answer.
- */
-static bool dtfd_cpu_mostly_idle(void)
-{
-	struct dtfd_idle_sample *s = this_cpu_ptr(&dtfd_idle_sample);
-	unsigned long now = jiffies;
-	int cpu = smp_processor_id();
-	u64 at_us, idle_us, iowait_us;
-
-	if (s->tick == now && s->at_us)
-		return s->idle;
-	idle_us = get_cpu_idle_time_us(cpu, &at_us);
-	iowait_us = get_cpu_iowait_time_us(cpu, NULL);
-	if (idle_us == (u64)-1 || iowait_us == (u64)-1)
-		return false;		/* no NO_HZ: nothing to save anyway */
-	idle_us += iowait_us;
-	s->idle = s->at_us && at_us > s->at_us &&
-		  2 * (idle_us - s->idle_us) > at_us - s->at_us;
-	s->tick = now;
-	s->at_us = at_us;
-	s->idle_us = idle_us;
-	return s->idle;
-}
-
-/*
- * Did this tick find the CPU idle?  Timer callbacks run in the softirq of
- * the interrupted task, the idle task when the CPU was idle.  On
- * PREEMPT_RT, and under softirq load, they run in a per-CPU kthread
- * (ktimers, ksoftirqd): that is idle's stand-in when it is the only
- * runnable task, or when the CPU spent most of the time since the last
- * look idle (on PREEMPT_RT the tick wakes ktimers and ksoftirqd together).
- */
-static bool dtfd_tick_found_idle(void)
-{
-	if (is_idle_task(current))
-		return true;
-	if (!(current->flags & PF_KTHREAD))
-		return false;
-	return single_task_running() || dtfd_cpu_mostly_idle();
-}
-
-/*
- * May a deferrable expiry be delivered on this tick?  Always while the CPU
- * is busy.  A tick that finds the CPU idle is one the idle loop kept for a
- * moment before stopping it (current kernels stop the tick only on the
- * second idle iteration), and a timer may ride on it once; but delivering
- * wakes a reader, whose brief run re-enters idle and keeps the next tick
- * too: timers due on every tick would keep an otherwise idle CPU ticking
- * forever.  So no delivery on two consecutive idle ticks: the second one
- * finds nothing to do, and the idle loop stops the tick.
- */
-static bool dtfd_idle_tick_ok(void)
-{
-	unsigned long now = jiffies, last;
-
-	if (!dtfd_tick_found_idle())
-		return true;
-	last = __this_cpu_read(dtfd_idle_tick);
-	if (last == now)
-		return true;		/* share the tick already taken */
-	if (now - last == 1)
-		return false;
-	__this_cpu_write(dtfd_idle_tick, now);
-	return true;
-}
-
-/*
- * The wheel's word is not trusted: the deadline is on the user's clock,
- * which jiffies do not follow across suspend or clock steps, and far
- * deadlines are reached in stages.  Deliver only when the clock says so,
- * and not on an idle tick that would keep the CPU ticking.
- */
-static void dtfd_deferrable_fn(struct timer_list *t)
-{
-	struct dtimerfd_ctx *ctx = timer_container_of(ctx, t, dtmr);
-	unsigned long flags;
-	ktime_t now;
-
-	dtfd_race_delay();
-	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (dtfd_deferred(ctx)) {
-		now = dtfd_now(ctx);
-		if (now >= ctx->expires && !dtfd_idle_tick_ok())
-			mod_timer(&ctx->dtmr, jiffies);	/* the next tick, if any */
+	if (texp) {
+		if (ctx->eclock != old_eclock)
+			now = dtfd_now(ctx);
+		if (flags & DTFD_TIMER_ABSTIME)
+			texp = dtfd_timens_to_host(ctx->clockid, texp);
 		else
-			dtfd_arm_deferrable(ctx, now);
+			texp = ktime_add_safe(texp, now);
+		ctx->expires = texp;
+		ctx->armed_at = now;
+		dtfd_arm(ctx, now);
+		if (dtfd_canceled(ctx))
+			return -ECANCELED;
+	} else if (!dtfd_alarm_clock(ctx->clockid)) {
+		/*
+		 * timerfd re-initialises the hrtimer with a zero expiry; an
+		 * alarm keeps its old one, which gettime keeps reporting.
+		 */
+		ctx->expires = 0;
 	}
-	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
+
+	ctx->settime_flags = flags & DTFD_TFD_FLAGS;
+	return 0;
 }
 
-/*
- * (Re)initialise the strict wake-up source for @ctx->clockid and
- * @ctx->eclock.  The source must not be armed.
- */
-void dtfd_timer_bind(struct dtimerfd_ctx *ctx)
+static int dtfd_settime_locked(struct dtfd_ctx *ctx,
+			       const struct dtfd_source *src,
+			       unsigned int flags,
+			       const struct itimerspec64 *new,
+			       struct itimerspec64 *old)
 {
-	if (ctx->clockid == CLOCK_REALTIME_ALARM)
-		alarm_init(&ctx->t.alarm, ALARM_REALTIME, dtfd_alarm_fn);
-	else if (ctx->clockid == CLOCK_BOOTTIME_ALARM)
-		alarm_init(&ctx->t.alarm, ALARM_BOOTTIME, dtfd_alarm_fn);
-	else
-		hrtimer_setup(&ctx->t.tmr, dtfd_hrtimer_fn, ctx->eclock,
-			      HRTIMER_MODE_ABS);
-}
-
-void dtfd_timer_init(struct dtimerfd_ctx *ctx)
-{
-	/*
-	 * Pinned: the timer belongs to the CPU of the thread that last armed
-	 * it, on 6.1 (which would otherwise pick a busy CPU at enqueue) as on
-	 * 6.12 (which always queues deferrable timers locally).
-	 */
-	timer_setup(&ctx->dtmr, dtfd_deferrable_fn,
-		    TIMER_DEFERRABLE | TIMER_PINNED);
-	dtfd_timer_bind(ctx);
-}
-
-/*
- * Cancel every wake-up source; -1 when a callback is running and the
- * caller must drop the lock and dtfd_timer_cancel_wait().
- */
-int dtfd_timer_try_cancel(struct dtimerfd_ctx *ctx)
-{
+	ktime_t now;
 	int ret;
 
-	lockdep_assert_held(&ctx->wqh.lock);
+	dtfd_clock_watch(ctx, dtfd_watch_for(ctx, src, flags));
 
-	if (dtfd_isalarm(ctx))
-		ret = alarm_try_to_cancel(&ctx->t.alarm);
-	else
-		ret = hrtimer_try_to_cancel(&ctx->t.tmr);
-	if (ret < 0)
-		return ret;
-	ctx->backstop = false;
-	if (!ctx->wheel_used)
-		return ret;
-	/* strict timers never pay for the wheel's base lock */
-	ret = timer_delete_sync_try(&ctx->dtmr);
-	if (ret >= 0)
-		ctx->wheel_used = false;
+	/* Stop the old source before reprogramming, as timerfd does. */
+	for (;;) {
+		spin_lock_irq(&ctx->wqh.lock);
+		dtfd_access(ctx);
+		if (ctx->src->try_cancel(ctx) >= 0)
+			break;
+		spin_unlock_irq(&ctx->wqh.lock);
+		ctx->src->cancel_sync(ctx);
+	}
+
+	/*
+	 * An expired periodic timer is advanced so the old value tells when
+	 * it would have fired next; ticks do not matter, they are reset.
+	 */
+	now = dtfd_now(ctx);
+	if (ctx->expired && ctx->tintv)
+		dtfd_forward(ctx, now);
+
+	old->it_value = ktime_to_timespec64(dtfd_remaining(ctx, now));
+	old->it_interval = ktime_to_timespec64(ctx->tintv);
+
+	ret = dtfd_setup(ctx, src, flags, new, now);
+	spin_unlock_irq(&ctx->wqh.lock);
 	return ret;
 }
 
 /*
- * Wait for running callbacks without the lock.  hrtimer_cancel_wait_running()
- * is not exported on PREEMPT_RT, so cancel outright; the caller re-takes
- * the lock and re-arms whatever it wants anyway.
+ * timerfd_settime(2) once its arguments are in: an alarm must wake the
+ * machine, so it cannot be deferrable (no source serves that), and it
+ * needs CAP_WAKE_ALARM here too, since descriptors travel.
  */
-void dtfd_timer_cancel_wait(struct dtimerfd_ctx *ctx)
+int dtfd_settime(struct dtfd_ctx *ctx, unsigned int flags,
+		 const struct itimerspec64 *new, struct itimerspec64 *old)
 {
-	if (dtfd_isalarm(ctx))
-		alarm_cancel(&ctx->t.alarm);
-	else
-		hrtimer_cancel(&ctx->t.tmr);
-	timer_delete_sync(&ctx->dtmr);
+	const struct dtfd_source *src = dtfd_source_for(ctx->clockid, flags);
+	int ret;
+
+	if (!src)
+		return -EINVAL;
+	if (dtfd_alarm_clock(ctx->clockid) && !capable(CAP_WAKE_ALARM))
+		return -EPERM;
+
+	mutex_lock(&ctx->setup_lock);
+	ret = dtfd_settime_locked(ctx, src, flags, new, old);
+	mutex_unlock(&ctx->setup_lock);
+	return ret;
 }
 
-/* Release: nothing may fire or re-arm once this returns. */
-void dtfd_timer_shutdown(struct dtimerfd_ctx *ctx)
+/*
+ * timerfd_gettime(2), into @cur: one clock read, for the lazy source, the
+ * periodic re-arm and the remaining time alike.
+ */
+void dtfd_gettime(struct dtfd_ctx *ctx, struct itimerspec64 *cur)
 {
-	timer_shutdown_sync(&ctx->dtmr);
-	if (dtfd_isalarm(ctx))
-		alarm_cancel(&ctx->t.alarm);
+	ktime_t now;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
+	now = dtfd_now(ctx);
+	dtfd_collect(ctx, now);
+	if (ctx->expired && ctx->tintv) {
+		ctx->expired = false;
+		ctx->ticks += dtfd_rearm(ctx, now);
+	}
+	cur->it_value = ktime_to_timespec64(dtfd_remaining(ctx, now));
+	cur->it_interval = ktime_to_timespec64(ctx->tintv);
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
+/*
+ * read(2): wait for ticks unless @nonblock, then take them all, re-arming
+ * a periodic timer.  Returns 0 with *@ticks set, or an error; the caller
+ * copies.
+ */
+ssize_t dtfd_read_ticks(struct dtfd_ctx *ctx, bool nonblock, u64 *ticks)
+{
+	ssize_t res;
+
+	*ticks = 0;
+	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_access(ctx);
+	if (nonblock)
+		res = -EAGAIN;
 	else
-		hrtimer_cancel(&ctx->t.tmr);
+		res = wait_event_interruptible_locked_irq(ctx->wqh, ctx->ticks);
+	/* a step while it slept counts before the expiry that woke it */
+	dtfd_cancel_check(ctx);
+
+	/* After a clock change userspace must re-evaluate: drop the ticks. */
+	if (dtfd_canceled(ctx)) {
+		ctx->ticks = 0;
+		ctx->expired = false;
+		res = -ECANCELED;
+	}
+
+	if (ctx->ticks) {
+		*ticks = ctx->ticks;
+		if (ctx->expired && ctx->tintv)
+			*ticks += dtfd_rearm(ctx, dtfd_now(ctx));
+		ctx->expired = false;
+		ctx->ticks = 0;
+	}
+	spin_unlock_irq(&ctx->wqh.lock);
+	return res;
+}
+
+/* poll(2): EPOLLIN while there are ticks to read. */
+bool dtfd_readable(struct dtfd_ctx *ctx)
+{
+	unsigned long flags;
+	bool ready;
+
+	spin_lock_irqsave(&ctx->wqh.lock, flags);
+	dtfd_access(ctx);
+	ready = ctx->ticks;
+	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
+	return ready;
+}
+
+/* TFD_IOC_SET_TICKS, for checkpoint/restore: @ticks is not 0 */
+int dtfd_set_ticks(struct dtfd_ctx *ctx, u64 ticks)
+{
+	int ret = 0;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
+	if (!dtfd_canceled(ctx)) {
+		ctx->ticks = ticks;
+		wake_up_locked_poll(&ctx->wqh, EPOLLIN);
+	} else {
+		ret = -ECANCELED;
+	}
+	spin_unlock_irq(&ctx->wqh.lock);
+	return ret;
+}
+
+/* slack for strict timers, a bound for deferrable ones; from the next arm */
+void dtfd_set_tolerance(struct dtfd_ctx *ctx, u64 slack_ns, u64 max_defer_ns)
+{
+	spin_lock_irq(&ctx->wqh.lock);
+	ctx->slack = min_t(u64, slack_ns, KTIME_MAX);
+	ctx->max_defer = min_t(u64, max_defer_ns, KTIME_MAX);
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
+void dtfd_get_tolerance(struct dtfd_ctx *ctx, u64 *slack_ns, u64 *max_defer_ns)
+{
+	spin_lock_irq(&ctx->wqh.lock);
+	*slack_ns = ctx->slack;
+	*max_defer_ns = ctx->max_defer;
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
+void dtfd_get_stats(struct dtfd_ctx *ctx, struct dtfd_stats *st)
+{
+	spin_lock_irq(&ctx->wqh.lock);
+	*st = ctx->stats;
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
+void dtfd_snapshot(struct dtfd_ctx *ctx, struct dtfd_snapshot *snap)
+{
+	spin_lock_irq(&ctx->wqh.lock);
+	dtfd_cancel_check(ctx);
+	snap->clockid = ctx->clockid;
+	snap->ticks = ctx->ticks;
+	snap->settime_flags = ctx->settime_flags;
+	snap->mode = ctx->src->mode;
+	snap->value = ktime_to_timespec64(dtfd_remaining(ctx, dtfd_now(ctx)));
+	snap->interval = ktime_to_timespec64(ctx->tintv);
+	snap->slack = ctx->slack;
+	snap->max_defer = ctx->max_defer;
+	snap->stats = ctx->stats;
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
+/* A disarmed timer on @clockid, as timerfd_create(2) makes one. */
+struct dtfd_ctx *dtfd_timer_new(int clockid)
+{
+	struct dtfd_ctx *ctx;
+
+	ctx = kmem_cache_zalloc(dtfd_cachep, GFP_KERNEL);
+	if (!ctx)
+		return NULL;
+
+	init_waitqueue_head(&ctx->wqh);
+	mutex_init(&ctx->setup_lock);
+	INIT_LIST_HEAD(&ctx->clist);
+	ctx->clockid = clockid;
+	ctx->eclock = dtfd_eclock(clockid, 0);
+	ctx->src = dtfd_source_for(clockid, 0);
+	ctx->src->setup(ctx);
+	return ctx;
+}
+
+/* The last reference to the timer is gone. */
+void dtfd_timer_free(struct dtfd_ctx *ctx)
+{
+	dtfd_clock_watch(ctx, 0);
+	ctx->src->shutdown(ctx);
+	mutex_destroy(&ctx->setup_lock);
+	kmem_cache_free(dtfd_cachep, ctx);
+}
+
+int dtfd_timer_init(void)
+{
+	dtfd_cachep = KMEM_CACHE(dtfd_ctx, SLAB_ACCOUNT);
+	return dtfd_cachep ? 0 : -ENOMEM;
+}
+
+void dtfd_timer_exit(void)
+{
+	kmem_cache_destroy(dtfd_cachep);
 }

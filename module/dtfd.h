@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dtimerfd internals.
+ *
+ * A timer (struct dtfd_ctx) keeps its next expiry as a ktime on the clock
+ * it is measured on (@expires on @eclock).  That deadline is the only truth
+ * about when the timer is due: a wake-up source (struct dtfd_source) only
+ * says "look now", and overruns, remaining time and re-arming are computed
+ * from the deadline, identically for every source, in timer.c.
+ *
+ * Where things are:
+ *   main.c	the device: control and timer file operations, ioctl
+ *		decoding, copying to and from user space
+ *   timer.c	the timer's state and its transitions: settime, gettime,
+ *		delivery, the read harvest, re-arming, statistics
+ *   hrtimer.c	wake-up source: an hrtimer (strict timers, as timerfd)
+ *   alarm.c	wake-up source: an alarm (the _ALARM clocks)
+ *   defer.c	wake-up source: a deferrable timer_list, composed with a
+ *		backstop hrtimer when the deferral is bounded
+ *   idle.c	when a deferrable timer may ride an idle CPU's tick
+ *   clock.c	clock steps, resume and time namespaces
+ */
+#ifndef DTFD_INTERNAL_H
+#define DTFD_INTERNAL_H
+
+#include <linux/alarmtimer.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include <linux/dtimerfd.h>
+
+/* The bits timerfd itself knows; fdinfo's "settime flags" shows only these. */
+#define DTFD_TFD_FLAGS		(DTFD_TIMER_ABSTIME | DTFD_TIMER_CANCEL_ON_SET)
+#define DTFD_SETTIME_FLAGS	(DTFD_TFD_FLAGS | DTFD_TIMER_DEFERRABLE)
+
+/* The clocks timerfd_create(2) takes, by bit number. */
+#define DTFD_CLOCKS	(BIT(CLOCK_REALTIME) | BIT(CLOCK_MONOTONIC) | \
+			 BIT(CLOCK_BOOTTIME) | BIT(CLOCK_REALTIME_ALARM) | \
+			 BIT(CLOCK_BOOTTIME_ALARM))
+
+/* Why a timer sits on the clock-change list (clock.c). */
+#define DTFD_WATCH_CANCEL	BIT(0)	/* CANCEL_ON_SET armed */
+#define DTFD_WATCH_REARM	BIT(1)	/* source follows clock jumps itself */
+
+struct dtfd_ctx;
+
+/**
+ * struct dtfd_source - a wake-up source: what tells a timer to look now
+ * @mode:	  what fdinfo's dtimerfd-mode line says
+ * @accepts:	  whether it serves @clockid armed with settime @flags; the
+ *		  first source in timer.c's table that does is the timer's
+ * @setup:	  make the source ready for the context's clocks; it is
+ *		  neither armed nor running
+ * @arm:	  watch ctx->expires, or deliver at once when it is not after
+ *		  @now
+ * @collect:	  optional: deliver an expiry that is due at @now but the
+ *		  source has not delivered (a deferrable timer whose CPU
+ *		  sleeps); every access of the timer calls it
+ * @clock_jumped: optional: the clock ctx->expires is measured on jumped;
+ *		  re-aim, or deliver when now due (from clock.c's work)
+ * @try_cancel:	  stop watching; -1 when a callback runs and the caller
+ *		  must drop the lock and @cancel_sync
+ * @cancel_sync:  wait for running callbacks, without the context lock
+ * @shutdown:	  release: nothing may run or re-arm once this returns
+ * @hres_period:  periods are at least hrtimer_resolution, as
+ *		  hrtimer_forward() makes them (alarm_forward() does not)
+ *
+ * Every callback but @setup, @cancel_sync and @shutdown runs under the
+ * context lock; the source's own callbacks take it and deliver through
+ * dtfd_deliver().  A new source is one file defining one of these and one
+ * entry in dtfd_sources[] (timer.c).
+ */
+struct dtfd_source {
+	const char *mode;
+	bool (*accepts)(int clockid, unsigned int flags);
+	void (*setup)(struct dtfd_ctx *ctx);
+	void (*arm)(struct dtfd_ctx *ctx, ktime_t now);
+	void (*collect)(struct dtfd_ctx *ctx, ktime_t now);
+	void (*clock_jumped)(struct dtfd_ctx *ctx);
+	int (*try_cancel)(struct dtfd_ctx *ctx);
+	void (*cancel_sync)(struct dtfd_ctx *ctx);
+	void (*shutdown)(struct dtfd_ctx *ctx);
+	bool hres_period;
+};
+
+extern const struct dtfd_source dtfd_hrtimer_source;
+extern const struct dtfd_source dtfd_alarm_source;
+extern const struct dtfd_source dtfd_defer_source;
+
+/*
+ * The deferrable source's state.  @backstop comes first so that it lies
+ * exactly where the hrtimer source's timer does: a timer switching
+ * between the two by settime re-initialises an hrtimer where an hrtimer
+ * was, never a timer_list over one (debugobjects track by address).
+ */
+struct dtfd_defer {
+	struct hrtimer backstop;
+	struct timer_list wheel;
+	/* @backstop is armed for this deadline */
+	bool backstop_armed;
+};
+
+struct dtfd_ctx {
+	/* the source watching the deadline; changes only in settime */
+	const struct dtfd_source *src;
+	/*
+	 * Per-source state.  The clock is fixed at creation, and an alarm
+	 * clock's timer never uses another source, so only the hrtimer and
+	 * the deferrable source ever share this space, in turn.
+	 */
+	union {
+		struct hrtimer hrt;
+		struct alarm alarm;
+		struct dtfd_defer defer;
+	} s;
+	/*
+	 * Serialises settime: it re-initialises the source, which another
+	 * settime waiting for a running callback (without wqh.lock) must
+	 * not see half-written.
+	 */
+	struct mutex setup_lock;
+	/*
+	 * wqh.lock is the context lock: it guards every field below except
+	 * those marked otherwise, and the programming of the sources.  The
+	 * hrtimer callbacks take it from hard irq, so process context uses
+	 * the _irq variants.
+	 */
+	wait_queue_head_t wqh;
+	/* next expiry on @eclock; 0 when never armed */
+	ktime_t expires;
+	/*
+	 * @eclock's time at the last settime: lateness counts from the later
+	 * of this and @expires, so that a deadline already past when it was
+	 * set is not decades late.
+	 */
+	ktime_t armed_at;
+	ktime_t tintv;
+	/* dtfd_set_tolerance(), applied whenever the timer is armed */
+	ktime_t slack;
+	ktime_t max_defer;
+	/* expirations not yet read: what read(2) returns */
+	u64 ticks;
+	struct dtfd_stats stats;
+	/*
+	 * The clock-change count (clock.c) when CANCEL_ON_SET was armed or
+	 * last reported: any other value means the realtime clock was set.
+	 */
+	unsigned int cseq;
+	/* the clock of timerfd_create(), and the one @expires is measured on */
+	int clockid;
+	int eclock;
+	/* the timerfd settime bits of the last successful settime, for fdinfo */
+	u8 settime_flags;
+	/* DTFD_WATCH_*; written under both the clock-list lock and wqh.lock */
+	u8 watch;
+	/* the clock was set since @cseq: ECANCELED for the next access */
+	bool canceled;
+	/* a source fired and read/gettime has not re-armed it yet */
+	bool expired;
+	/* a source is armed for @expires and has not fired */
+	bool queued;
+	/* on the clock-change list; guarded by its lock (clock.c) */
+	struct list_head clist;
+};
+
+static inline bool dtfd_alarm_clock(int clockid)
+{
+	return clockid == CLOCK_REALTIME_ALARM ||
+	       clockid == CLOCK_BOOTTIME_ALARM;
+}
+
+/* timer.c: the timer's state and transitions */
+int dtfd_timer_init(void);
+void dtfd_timer_exit(void);
+int dtfd_valid_clock(int clockid);
+struct dtfd_ctx *dtfd_timer_new(int clockid);
+void dtfd_timer_free(struct dtfd_ctx *ctx);
+const struct dtfd_source *dtfd_source_for(int clockid, unsigned int flags);
+int dtfd_settime(struct dtfd_ctx *ctx, unsigned int flags,
+		 const struct itimerspec64 *new, struct itimerspec64 *old);
+void dtfd_gettime(struct dtfd_ctx *ctx, struct itimerspec64 *cur);
+ssize_t dtfd_read_ticks(struct dtfd_ctx *ctx, bool nonblock, u64 *ticks);
+bool dtfd_readable(struct dtfd_ctx *ctx);
+int dtfd_set_ticks(struct dtfd_ctx *ctx, u64 ticks);
+void dtfd_set_tolerance(struct dtfd_ctx *ctx, u64 slack_ns, u64 max_defer_ns);
+void dtfd_get_tolerance(struct dtfd_ctx *ctx, u64 *slack_ns, u64 *max_defer_ns);
+void dtfd_get_stats(struct dtfd_ctx *ctx, struct dtfd_stats *st);
+
+/*
+ * What fdinfo shows, taken in one go under the lock: timerfd's five
+ * lines, then ours.
+ */
+struct dtfd_snapshot {
+	struct timespec64 value;
+	struct timespec64 interval;
+	struct dtfd_stats stats;
+	ktime_t slack;
+	ktime_t max_defer;
+	u64 ticks;
+	const char *mode;
+	int clockid;
+	unsigned int settime_flags;
+};
+
+void dtfd_snapshot(struct dtfd_ctx *ctx, struct dtfd_snapshot *snap);
+
+/* timer.c: for the sources and clock.c */
+ktime_t dtfd_now(const struct dtfd_ctx *ctx);
+void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound);
+void dtfd_cancel_check(struct dtfd_ctx *ctx);
+
+/*
+ * Debug builds only (make KCFLAGS=-DDTFD_DEBUG, or any lockdep kernel):
+ * the race_delay_us parameter delays every callback before it takes
+ * wqh.lock, so that tests explore the interleavings of callbacks with
+ * process context that a fast machine almost never shows.
+ */
+#if defined(DTFD_DEBUG) || IS_ENABLED(CONFIG_PROVE_LOCKING)
+void dtfd_race_delay(void);
+#else
+static inline void dtfd_race_delay(void) { }
+#endif
+
+/* idle.c */
+bool dtfd_idle_tick_ok(void);
+
+/* clock.c: clock changes, resume and time namespaces */
+int dtfd_clock_init(void);
+void dtfd_clock_exit(void);
+void dtfd_clock_watch(struct dtfd_ctx *ctx, unsigned int watch);
+unsigned int dtfd_clock_changes(void);
+ktime_t dtfd_timens_to_host(int clockid, ktime_t tim);
+
+#endif /* DTFD_INTERNAL_H */

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * When may a deferrable timer ride a tick that found its CPU idle?
+ *
+ * Always while the CPU is busy: that is what deferrable timers are for.
+ * A tick that finds the CPU idle is one the idle loop kept for a moment
+ * before stopping it (current kernels stop the tick only on the second
+ * idle iteration), and a timer may ride on it once.  But delivering wakes
+ * a reader, whose brief run re-enters idle and keeps the next tick too:
+ * timers due on every tick would keep an otherwise idle CPU ticking
+ * forever.  So no delivery on two consecutive idle ticks: the second one
+ * finds nothing to do, and the idle loop stops the tick.
+ *
+ * "Idle" is judged by who the tick interrupted.  Timer callbacks run in
+ * the softirq of the interrupted task, the idle task when the CPU was
+ * idle.  On PREEMPT_RT, and under softirq load, they run in a per-CPU
+ * kthread (ktimers, ksoftirqd): that is idle's stand-in when it is the
+ * only runnable task, or when the CPU spent most of the time since the
+ * last look idle (on PREEMPT_RT the tick wakes ktimers and ksoftirqd
+ * together).
+ */
+
+#include <linux/jiffies.h>
+#include <linux/kernel_stat.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/sched/stat.h>
+#include <linux/tick.h>
+
+#include "dtfd.h"
+
+/*
+ * Ticks that hit this CPU's idle loop: jiffies of the last one on which a
+ * deferrable timer was delivered.
+ */
+static DEFINE_PER_CPU(unsigned long, dtfd_idle_tick);
+
+/* This CPU's idle time when a callback last asked, and the verdict then. */
+struct dtfd_idle_sample {
+	unsigned long tick;
+	u64 at_us;
+	u64 idle_us;
+	bool idle;
+};
+
+static DEFINE_PER_CPU(struct dtfd_idle_sample, dtfd_idle_sample);
+
+/*
+ * Was this CPU idle for most of the time since a callback last asked?
+ * Asked once a jiffy: the callbacks of one tick share the answer.
+ */
+static bool dtfd_cpu_mostly_idle(void)
+{
+	struct dtfd_idle_sample *s = this_cpu_ptr(&dtfd_idle_sample);
+	unsigned long now = jiffies;
+	int cpu = smp_processor_id();
+	u64 at_us, idle_us, iowait_us;
+
+	if (s->tick == now && s->at_us)
+		return s->idle;
+	idle_us = get_cpu_idle_time_us(cpu, &at_us);
+	iowait_us = get_cpu_iowait_time_us(cpu, NULL);
+	if (idle_us == (u64)-1 || iowait_us == (u64)-1)
+		return false;		/* no NO_HZ: nothing to save anyway */
+	idle_us += iowait_us;
+	s->idle = s->at_us && at_us > s->at_us &&
+		  2 * (idle_us - s->idle_us) > at_us - s->at_us;
+	s->tick = now;
+	s->at_us = at_us;
+	s->idle_us = idle_us;
+	return s->idle;
+}
+
+/* Did this tick find the CPU idle? */
+static bool dtfd_tick_found_idle(void)
+{
+	if (is_idle_task(current))
+		return true;
+	if (!(current->flags & PF_KTHREAD))
+		return false;
+	return single_task_running() || dtfd_cpu_mostly_idle();
+}
+
+/* May a due deferrable timer be delivered on this tick? */
+bool dtfd_idle_tick_ok(void)
+{
+	unsigned long now = jiffies, last;
+
+	if (!dtfd_tick_found_idle())
+		return true;
+	last = __this_cpu_read(dtfd_idle_tick);
+	if (last == now)
+		return true;		/* share the tick already taken */
+	if (now - last == 1)
+		return false;
+	__this_cpu_write(dtfd_idle_tick, now);
+	return true;
+}
