@@ -23,11 +23,6 @@ static dtfd_alarm_ret dtfd_alarm_fn(struct alarm *alarm, ktime_t now)
 	return DTFD_ALARM_DONE;
 }
 
-static bool dtfd_alarm_accepts(int clockid, unsigned int flags)
-{
-	return dtfd_alarm_clock(clockid) && !(flags & DTFD_TIMER_DEFERRABLE);
-}
-
 static void dtfd_alarm_setup(struct dtfd_ctx *ctx)
 {
 	alarm_init(&ctx->s.alarm, ctx->clockid == CLOCK_REALTIME_ALARM ?
@@ -53,7 +48,8 @@ static void dtfd_alarm_cancel(struct dtfd_ctx *ctx)
 
 const struct dtfd_source dtfd_alarm_source = {
 	.mode		= "strict",
-	.accepts	= dtfd_alarm_accepts,
+	.clocks		= DTFD_ALARM_CLOCKS,
+	.deferrable	= false,
 	.setup		= dtfd_alarm_setup,
 	.arm		= dtfd_alarm_arm,
 	.try_cancel	= dtfd_alarm_try_cancel,

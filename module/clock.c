@@ -51,17 +51,11 @@ static DEFINE_SPINLOCK(dtfd_clock_lock);
  * were counted against; written by the notifier only, under the
  * timekeeper lock.
  */
-static unsigned int dtfd_clock_seq;
+unsigned int dtfd_clock_seq;
 static ktime_t dtfd_offs_real;
 
 /* Entries the walk handles between two chances to reschedule. */
 #define DTFD_CLOCK_BATCH	16
-
-/* Changes of the realtime clock so far; compared by dtfd_cancel_check(). */
-unsigned int dtfd_clock_changes(void)
-{
-	return READ_ONCE(dtfd_clock_seq);
-}
 
 /*
  * Walk the list with a cursor, so that the lock can be dropped between

@@ -145,11 +145,6 @@ static enum hrtimer_restart dtfd_defer_backstop_fn(struct hrtimer *t)
 	return ret;
 }
 
-static bool dtfd_defer_accepts(int clockid, unsigned int flags)
-{
-	return !dtfd_alarm_clock(clockid) && (flags & DTFD_TIMER_DEFERRABLE);
-}
-
 static void dtfd_defer_setup(struct dtfd_ctx *ctx)
 {
 	struct dtfd_defer *d = &ctx->s.defer;
@@ -264,7 +259,8 @@ static void dtfd_defer_shutdown(struct dtfd_ctx *ctx)
 
 const struct dtfd_source dtfd_defer_source = {
 	.mode		= "deferrable",
-	.accepts	= dtfd_defer_accepts,
+	.clocks		= DTFD_CLOCKS & ~DTFD_ALARM_CLOCKS,
+	.deferrable	= true,
 	.setup		= dtfd_defer_setup,
 	.arm		= dtfd_defer_arm,
 	.collect	= dtfd_defer_collect,

@@ -26,6 +26,7 @@
 #include <linux/alarmtimer.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
+#include <linux/timekeeping.h>
 #include <linux/mutex.h>
 #include <linux/timer.h>
 #include <linux/types.h>
@@ -42,6 +43,8 @@
 			 BIT(CLOCK_BOOTTIME) | BIT(CLOCK_REALTIME_ALARM) | \
 			 BIT(CLOCK_BOOTTIME_ALARM))
 
+#define DTFD_ALARM_CLOCKS	(BIT(CLOCK_REALTIME_ALARM) | BIT(CLOCK_BOOTTIME_ALARM))
+
 /* Why a timer sits on the clock-change list (clock.c). */
 #define DTFD_WATCH_CANCEL	BIT(0)	/* CANCEL_ON_SET armed */
 #define DTFD_WATCH_REARM	BIT(1)	/* source follows clock jumps itself */
@@ -51,15 +54,18 @@ struct dtfd_ctx;
 /**
  * struct dtfd_source - a wake-up source: what tells a timer to look now
  * @mode:	  what fdinfo's dtimerfd-mode line says
- * @accepts:	  whether it serves @clockid armed with settime @flags; the
- *		  first source in timer.c's table that does is the timer's
- * @setup:	  make the source ready for the context's clocks; it is
- *		  neither armed nor running
+ * @clocks:	  the clocks it serves, bit N for clock id N
+ * @deferrable:	  it serves the timers armed with DTFD_TIMER_DEFERRABLE;
+ *		  the first source in timer.c's table whose @clocks and
+ *		  @deferrable match a settime is the timer's
+ * @setup:	  make the source ready for the context's clocks, when it
+ *		  becomes the timer's or the clock changes; it is neither
+ *		  armed nor running
  * @arm:	  watch ctx->expires, or deliver at once when it is not after
  *		  @now
- * @collect:	  optional: deliver an expiry that is due at @now but the
- *		  source has not delivered (a deferrable timer whose CPU
- *		  sleeps); every access of the timer calls it
+ * @collect:	  optional: deliver the expiry that is due at @now but that
+ *		  the source has not delivered (a deferrable timer whose CPU
+ *		  sleeps); every access of a queued, due timer calls it
  * @clock_jumped: optional: the clock ctx->expires is measured on jumped;
  *		  re-aim, or deliver when now due (from clock.c's work)
  * @try_cancel:	  stop watching; -1 when a callback runs and the caller
@@ -69,14 +75,17 @@ struct dtfd_ctx;
  * @hres_period:  periods are at least hrtimer_resolution, as
  *		  hrtimer_forward() makes them (alarm_forward() does not)
  *
- * Every callback but @setup, @cancel_sync and @shutdown runs under the
+ * Every operation but @setup, @cancel_sync and @shutdown runs under the
  * context lock; the source's own callbacks take it and deliver through
- * dtfd_deliver().  A new source is one file defining one of these and one
- * entry in dtfd_sources[] (timer.c).
+ * dtfd_deliver().  Choosing a source is a match on data, not a call: the
+ * operations are indirect calls, which retpolines make dear, and settime
+ * makes two of them.  A new source is one file defining one of these and
+ * one entry in dtfd_sources[] (timer.c).
  */
 struct dtfd_source {
 	const char *mode;
-	bool (*accepts)(int clockid, unsigned int flags);
+	unsigned long clocks;
+	bool deferrable;
 	void (*setup)(struct dtfd_ctx *ctx);
 	void (*arm)(struct dtfd_ctx *ctx, ktime_t now);
 	void (*collect)(struct dtfd_ctx *ctx, ktime_t now);
@@ -209,9 +218,38 @@ struct dtfd_snapshot {
 void dtfd_snapshot(struct dtfd_ctx *ctx, struct dtfd_snapshot *snap);
 
 /* timer.c: for the sources and clock.c */
-ktime_t dtfd_now(const struct dtfd_ctx *ctx);
 void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound);
-void dtfd_cancel_check(struct dtfd_ctx *ctx);
+void dtfd_cancel_mark(struct dtfd_ctx *ctx);
+
+/* Changes of the realtime clock so far, counted by clock.c */
+extern unsigned int dtfd_clock_seq;
+
+/*
+ * Has the realtime clock been set since @ctx armed CANCEL_ON_SET or last
+ * reported ECANCELED?  Every access asks first thing under the lock, as if
+ * timerfd_clock_was_set() had marked the timer just before, so that a
+ * step during the access counts for the next one, as in timerfd.  Inline:
+ * the answer is nearly always no, and every access pays for the question.
+ */
+static inline void dtfd_cancel_check(struct dtfd_ctx *ctx)
+{
+	if ((ctx->watch & DTFD_WATCH_CANCEL) && !ctx->canceled &&
+	    ctx->cseq != READ_ONCE(dtfd_clock_seq))
+		dtfd_cancel_mark(ctx);
+}
+
+/* The time on the clock the deadline is measured on. */
+static inline ktime_t dtfd_now(const struct dtfd_ctx *ctx)
+{
+	switch (ctx->eclock) {
+	case CLOCK_REALTIME:
+		return ktime_get_real();
+	case CLOCK_BOOTTIME:
+		return ktime_get_boottime();
+	default:
+		return ktime_get();
+	}
+}
 
 /*
  * Debug builds only (make KCFLAGS=-DDTFD_DEBUG, or any lockdep kernel):
@@ -232,7 +270,6 @@ bool dtfd_idle_tick_ok(void);
 int dtfd_clock_init(void);
 void dtfd_clock_exit(void);
 void dtfd_clock_watch(struct dtfd_ctx *ctx, unsigned int watch);
-unsigned int dtfd_clock_changes(void);
 ktime_t dtfd_timens_to_host(int clockid, ktime_t tim);
 
 #endif /* DTFD_INTERNAL_H */

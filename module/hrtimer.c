@@ -22,11 +22,6 @@ static enum hrtimer_restart dtfd_hrtimer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
-static bool dtfd_hrtimer_accepts(int clockid, unsigned int flags)
-{
-	return !dtfd_alarm_clock(clockid) && !(flags & DTFD_TIMER_DEFERRABLE);
-}
-
 /* On the deadline's clock, which a settime may change (relative realtime). */
 static void dtfd_hrtimer_setup(struct dtfd_ctx *ctx)
 {
@@ -56,7 +51,8 @@ static void dtfd_hrtimer_cancel(struct dtfd_ctx *ctx)
 
 const struct dtfd_source dtfd_hrtimer_source = {
 	.mode		= "strict",
-	.accepts	= dtfd_hrtimer_accepts,
+	.clocks		= DTFD_CLOCKS & ~DTFD_ALARM_CLOCKS,
+	.deferrable	= false,
 	.setup		= dtfd_hrtimer_setup,
 	.arm		= dtfd_hrtimer_arm,
 	.try_cancel	= dtfd_hrtimer_try_cancel,

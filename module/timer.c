@@ -68,10 +68,12 @@ int dtfd_valid_clock(int clockid)
 
 const struct dtfd_source *dtfd_source_for(int clockid, unsigned int flags)
 {
+	bool deferrable = flags & DTFD_TIMER_DEFERRABLE;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(dtfd_sources); i++)
-		if (dtfd_sources[i]->accepts(clockid, flags))
+		if ((dtfd_sources[i]->clocks & BIT(clockid)) &&
+		    dtfd_sources[i]->deferrable == deferrable)
 			return dtfd_sources[i];
 	return NULL;
 }
@@ -90,18 +92,6 @@ static int dtfd_eclock(int clockid, unsigned int flags)
 						    CLOCK_MONOTONIC;
 	default:
 		return clockid;
-	}
-}
-
-ktime_t dtfd_now(const struct dtfd_ctx *ctx)
-{
-	switch (ctx->eclock) {
-	case CLOCK_REALTIME:
-		return ktime_get_real();
-	case CLOCK_BOOTTIME:
-		return ktime_get_boottime();
-	default:
-		return ktime_get();
 	}
 }
 
@@ -136,20 +126,15 @@ void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound)
 }
 
 /*
- * Has the realtime clock been set since @ctx armed CANCEL_ON_SET or last
- * reported ECANCELED?  Then mark it cancelled, as timerfd_clock_was_set()
- * does: a tick that read(2) turns into ECANCELED, and a wake-up.  Every
- * access calls this first, as if timerfd_clock_was_set() had marked the
- * timer just before, so that a step during the access counts for the
- * next one, as in timerfd.
+ * The realtime clock was set since @ctx armed CANCEL_ON_SET or last
+ * reported ECANCELED (dtfd_cancel_check()): mark it cancelled, as
+ * timerfd_clock_was_set() does: a tick that read(2) turns into ECANCELED,
+ * and a wake-up.
  */
-void dtfd_cancel_check(struct dtfd_ctx *ctx)
+void dtfd_cancel_mark(struct dtfd_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	if (!(ctx->watch & DTFD_WATCH_CANCEL) || ctx->canceled ||
-	    ctx->cseq == dtfd_clock_changes())
-		return;
 	ctx->canceled = true;
 	ctx->ticks++;
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
@@ -163,14 +148,14 @@ static bool dtfd_canceled(struct dtfd_ctx *ctx)
 	if (!(ctx->watch & DTFD_WATCH_CANCEL) || !ctx->canceled)
 		return false;
 	ctx->canceled = false;
-	ctx->cseq = dtfd_clock_changes();
+	ctx->cseq = READ_ONCE(dtfd_clock_seq);
 	return true;
 }
 
 /* Deliver an expiry that is due but that a lazy source has not delivered. */
 static void dtfd_collect(struct dtfd_ctx *ctx, ktime_t now)
 {
-	if (ctx->queued && ctx->src->collect)
+	if (ctx->queued && now >= ctx->expires && ctx->src->collect)
 		ctx->src->collect(ctx, now);
 }
 
@@ -178,6 +163,7 @@ static void dtfd_collect(struct dtfd_ctx *ctx, ktime_t now)
 static void dtfd_access(struct dtfd_ctx *ctx)
 {
 	dtfd_cancel_check(ctx);
+	/* strict sources deliver on time: no clock read for them */
 	if (ctx->queued && ctx->src->collect)
 		dtfd_collect(ctx, dtfd_now(ctx));
 }
@@ -283,8 +269,10 @@ static int dtfd_setup(struct dtfd_ctx *ctx, const struct dtfd_source *src,
 	ctx->ticks = 0;
 	ctx->tintv = timespec64_to_ktime(new->it_interval);
 	ctx->eclock = dtfd_eclock(ctx->clockid, flags);
-	ctx->src = src;
-	src->setup(ctx);
+	if (src != ctx->src || ctx->eclock != old_eclock) {
+		ctx->src = src;
+		src->setup(ctx);
+	}
 
 	if (texp) {
 		if (ctx->eclock != old_eclock)
