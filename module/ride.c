@@ -34,6 +34,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/timerqueue.h>
