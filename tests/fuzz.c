@@ -2,22 +2,29 @@
 /*
  * A seeded, reproducible fuzzer of /dev/dtimerfd.
  *
- * Several threads share a table of timer fds and throw calls at them:
- * the eight ioctls with valid, invalid and random arguments, our ioctl
- * numbers with the wrong size or direction, their neighbours and random
- * numbers; pointers that are NULL, unmapped, read-only, misaligned,
- * straddling into an unmapped page or kernel addresses; reads of random
- * sizes into such buffers, readv, preadv2(RWF_NOWAIT); poll, select and
- * epoll; open, close, dup, fcntl, fork; settime with random values, flags,
- * layouts and clocks (INIT), tolerances and SET_TICKS; small steps of
+ * Several threads share a table of descriptors of both kinds, timers
+ * (DTFD_IOC_CREATE's anonymous-inode files) and control descriptors
+ * (opens of /dev/dtimerfd), and throw calls at them: the ten ioctls with
+ * valid, invalid and random arguments on either kind, our ioctl numbers
+ * with the wrong size or direction, their neighbours, v1's numbers and
+ * random numbers; pointers that are NULL, unmapped, read-only,
+ * misaligned, straddling into an unmapped page or kernel addresses; reads
+ * of random sizes into such buffers, readv, preadv2(RWF_NOWAIT); poll,
+ * select and epoll; open, CREATE, close, dup, fcntl, fork; settime in
+ * both layouts with random values, flags and padding, CREATE with random
+ * clocks and flags, tolerances and SET_TICKS; small steps of
  * CLOCK_REALTIME for the CANCEL_ON_SET path.
  *
  * The kernel must survive and log nothing (vm/check and vm/run fail the
  * run on any report).  Cheap invariants are checked on every call: the
  * errno of each call is in a small set for its kind, an ioctl number that
- * is not exactly one of ours is ENOTTY, gettime and fdinfo never show a
- * negative time or tv_nsec >= 1e9, statistics are consistent, poll and
- * epoll report nothing but EPOLLIN, read returns 8 and a non-zero count.
+ * is not exactly one of ours is ENOTTY, and so is one of ours on the
+ * other kind of descriptor (and the 32-bit time ioctls where the kernel
+ * has no 32-bit time); a timer CREATE made carries the flags asked for;
+ * gettime and fdinfo never show a negative time or tv_nsec >= 1e9,
+ * statistics are consistent, poll and epoll report nothing but EPOLLIN on
+ * a timer (the default mask on a control descriptor), read returns 8 and
+ * a non-zero count, fstat and fdinfo tell the two kinds apart.
  *
  * Reproducing: the seed is printed.  Each thread draws its calls from its
  * own generator seeded from (seed, thread), and how many draws a call takes
@@ -82,32 +89,39 @@ struct its32 {
 
 /* the calls, by kind: counted, and their errno checked against a set */
 enum kind {
-	K_FEATURES, K_INIT, K_SETTIME, K_GETTIME, K_SET_TICKS, K_SET_TOL,
-	K_GET_TOL, K_GET_STATS, K_GETTIME64, K_IOC_OTHER, K_READ, K_READV, K_POLL,
+	K_FEATURES, K_CREATE, K_SETTIME64, K_SETTIME32, K_GETTIME64,
+	K_GETTIME32, K_SET_TICKS, K_SET_TOL, K_GET_TOL, K_GET_STATS,
+	K_IOC_OTHER, K_ENOTTY, K_READ, K_READV, K_POLL,
 	K_EPOLL_CTL, K_EPOLL_WAIT, K_OPEN, K_CLOSE, K_DUP, K_FCNTL, K_MISC,
 	K_FDINFO, K_FORK, K_CLOCK, K_NKINDS
 };
 
 static const char *const kind_name[K_NKINDS] = {
-	"FEATURES", "INIT", "SETTIME", "GETTIME", "SET_TICKS", "SET_TOL",
-	"GET_TOL", "GET_STATS", "GETTIME64", "ioctl-other", "read", "readv", "poll",
+	"FEATURES", "CREATE", "SETTIME64", "SETTIME32", "GETTIME64",
+	"GETTIME32", "SET_TICKS", "SET_TOL", "GET_TOL", "GET_STATS",
+	"ioctl-other", "wrong-kind", "read", "readv", "poll",
 	"epoll_ctl", "epoll_wait", "open", "close", "dup", "fcntl", "misc",
 	"fdinfo", "fork", "clock-step",
 };
 
-/* errno values each kind may give (EBADF: the empty slot's fd -1) */
+/*
+ * errno values each kind may give (EBADF: the empty slot's fd -1); an
+ * ioctl of ours on the other kind of descriptor counts as K_ENOTTY.
+ */
 #define MAX_ERRS	8
 static const short kind_errs[K_NKINDS][MAX_ERRS] = {
 	[K_FEATURES]	= { EFAULT, EBADF },
-	[K_INIT]	= { EFAULT, EINVAL, EPERM, EBUSY, EBADF },
-	[K_SETTIME]	= { EFAULT, EINVAL, EPERM, ECANCELED, EBADF },
-	[K_GETTIME]	= { EFAULT, EINVAL, EBADF },
+	[K_CREATE]	= { EFAULT, EINVAL, EPERM, EBADF },
+	[K_SETTIME64]	= { EFAULT, EINVAL, EPERM, ECANCELED, EBADF },
+	[K_SETTIME32]	= { EFAULT, EINVAL, EPERM, ECANCELED, EBADF },
+	[K_GETTIME64]	= { EFAULT, EBADF },
+	[K_GETTIME32]	= { EFAULT, EBADF },
 	[K_SET_TICKS]	= { EFAULT, EINVAL, ECANCELED, EBADF },
 	[K_SET_TOL]	= { EFAULT, EINVAL, EBADF },
 	[K_GET_TOL]	= { EFAULT, EBADF },
 	[K_GET_STATS]	= { EFAULT, EBADF },
-	[K_GETTIME64]	= { EFAULT, EBADF },
 	[K_IOC_OTHER]	= { ENOTTY, EBADF },
+	[K_ENOTTY]	= { ENOTTY },
 	[K_READ]	= { EAGAIN, EINVAL, EFAULT, ECANCELED, EINTR, EBADF },
 	[K_READV]	= { EAGAIN, EINVAL, EFAULT, ECANCELED, EINTR, EBADF,
 			    EOPNOTSUPP, ESPIPE },
@@ -115,7 +129,7 @@ static const short kind_errs[K_NKINDS][MAX_ERRS] = {
 	[K_EPOLL_CTL]	= { EFAULT, EINVAL, EBADF, EEXIST, ENOENT, ELOOP,
 			    EPERM },
 	[K_EPOLL_WAIT]	= { EFAULT, EINVAL, EINTR },
-	[K_OPEN]	= { 0 },
+	[K_OPEN]	= { 0 },	/* the device: never fails */
 	[K_CLOSE]	= { EBADF },
 	[K_DUP]		= { EBADF },
 	[K_FCNTL]	= { EBADF },
@@ -145,10 +159,14 @@ struct tstat {
 struct slot {
 	pthread_rwlock_t lock;
 	int fd;			/* -1: empty */
+	int ctl;		/* 1: a control descriptor, 0: a timer */
 };
 
 static struct slot slots[FZ_SLOTS];
 static int epfds[FZ_EPOLLS];
+static int ctl_fd;		/* CREATE's own, never in a slot */
+static int have32;		/* the kernel has SETTIME32/GETTIME32 */
+static mode_t anon_type;	/* fstat's file type of a timerfd */
 static int nthreads = 4;
 static unsigned long long target_calls = 200000;
 static unsigned long long seed;
@@ -436,14 +454,24 @@ static uint32_t rand_flags(struct thr *t)
 	}
 }
 
-static uint32_t rand_layout(struct thr *t)
+/* settime's pad: zero, mostly */
+static uint32_t rand_pad(struct thr *t)
 {
-	static const uint32_t odd[] = { 2, 3, 64, 0x80000000u, 0xffffffffu };
+	static const uint32_t odd[] = { 1, 2, 64, 0x80000000u, 0xffffffffu };
 
 	if (chance(t, 900))
-		return (uint32_t)below(t, 2);
+		return 0;
 	return chance(t, 500) ? odd[below(t, ARRAY_SIZE(odd))] :
 				(uint32_t)rnd(t);
+}
+
+/* CREATE's flags: O_CLOEXEC and O_NONBLOCK, mostly */
+static uint32_t rand_create_flags(struct thr *t)
+{
+	if (chance(t, 850))
+		return (chance(t, 500) ? O_CLOEXEC : 0) |
+		       (chance(t, 900) ? O_NONBLOCK : 0);
+	return rand_flags(t);
 }
 
 static uint64_t rand_u64(struct thr *t)
@@ -509,10 +537,9 @@ static void check_its32(struct thr *t, const struct its32 *v, const char *what)
 			what, v->vsec, v->vnsec, v->isec, v->insec);
 }
 
-static void check_its(struct thr *t, uint32_t layout, const void *p,
-		      const char *what)
+static void check_its(struct thr *t, int l32, const void *p, const char *what)
 {
-	if (layout == DTFD_ITS_64) {
+	if (!l32) {
 		struct its64 v;
 
 		memcpy(&v, p, sizeof(v));
@@ -523,6 +550,27 @@ static void check_its(struct thr *t, uint32_t layout, const void *p,
 		memcpy(&v, p, sizeof(v));
 		check_its32(t, &v, what);
 	}
+}
+
+/*
+ * A timer CREATE returned, for @a: the flags asked for, nothing more,
+ * on the anonymous inode.  Closed here.
+ */
+static void check_created(struct thr *t, int fd, const struct dtfd_create *a)
+{
+	char path[64], link[64];
+	int fl = fcntl(fd, F_GETFL), fdfl = fcntl(fd, F_GETFD);
+	ssize_t n;
+
+	if (fl != (O_RDWR | (int)(a->flags & O_NONBLOCK)) ||
+	    fdfl != (a->flags & O_CLOEXEC ? FD_CLOEXEC : 0))
+		fz_fail(t, "CREATE(clock %d, flags %#x): F_GETFL %#o, F_GETFD %d",
+			a->clockid, a->flags, fl, fdfl);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	link[n > 0 ? n : 0] = '\0';
+	if (strcmp(link, "anon_inode:[dtimerfd]"))
+		fz_fail(t, "CREATE: fd -> %s", link);
 }
 
 /* ---- slots ---- */
@@ -569,13 +617,12 @@ static void guard_disarm(struct thr *t)
 
 /* in enum kind's order; a new ioctl must be added to both */
 static const unsigned long our_cmds[] = {
-	DTFD_IOC_FEATURES, DTFD_IOC_INIT, DTFD_IOC_SETTIME, DTFD_IOC_GETTIME,
+	DTFD_IOC_FEATURES, DTFD_IOC_CREATE, DTFD_IOC_SETTIME64,
+	DTFD_IOC_SETTIME32, DTFD_IOC_GETTIME64, DTFD_IOC_GETTIME32,
 	DTFD_IOC_SET_TICKS, DTFD_IOC_SET_TOLERANCE, DTFD_IOC_GET_TOLERANCE,
 	DTFD_IOC_GET_STATS,
-#ifdef DTFD_IOC_GETTIME64
-	DTFD_IOC_GETTIME64,
-#endif
 };
+_Static_assert(ARRAY_SIZE(our_cmds) == K_IOC_OTHER, "one kind per ioctl");
 
 /* the kind of an ioctl number; K_IOC_OTHER when it is none of ours */
 static enum kind cmd_kind(unsigned long cmd)
@@ -599,7 +646,33 @@ static int vfs_type(unsigned int type)
 	       type == 'f' || type == 0x94;
 }
 
-static void do_ioctl(struct thr *t, int fd, unsigned long cmd,
+/* the control descriptor's ioctls; the rest are the timer's */
+static int ctl_cmd(enum kind k)
+{
+	return k == K_FEATURES || k == K_CREATE;
+}
+
+/*
+ * Count an ioctl of kind @k on @fd, a control descriptor when @ctl:
+ * one of ours on the other kind of descriptor, or a 32-bit time one
+ * where the kernel has none, must be ENOTTY.
+ */
+static void account_ioctl(struct thr *t, enum kind k, int fd, int ctl,
+			  long r, int err)
+{
+	if (fd >= 0 && k != K_IOC_OTHER &&
+	    (ctl != ctl_cmd(k) ||
+	     (!have32 && (k == K_SETTIME32 || k == K_GETTIME32)))) {
+		account(t, K_ENOTTY, r, err);
+		if (r >= 0)
+			fz_fail(t, "%s on a %s descriptor returned %ld",
+				kind_name[k], ctl ? "control" : "timer", r);
+		return;
+	}
+	account(t, k, r, err);
+}
+
+static void do_ioctl(struct thr *t, int fd, int ctl, unsigned long cmd,
 		     unsigned long arg)
 {
 	enum kind k = cmd_kind(cmd);
@@ -607,7 +680,9 @@ static void do_ioctl(struct thr *t, int fd, unsigned long cmd,
 
 	describe(t, "ioctl(%d, %#lx, %#lx) [%s]", fd, cmd, arg, kind_name[k]);
 	r = ioctl(fd, cmd, arg);
-	account(t, k, r, r < 0 ? errno : 0);
+	account_ioctl(t, k, fd, ctl, r, r < 0 ? errno : 0);
+	if (k == K_CREATE && r >= 0)
+		close((int)r);	/* a real CREATE, with whatever lay there */
 	if (k == K_IOC_OTHER && r >= 0) {
 		char path[64], link[128] = "?";
 		ssize_t n;
@@ -622,24 +697,24 @@ static void do_ioctl(struct thr *t, int fd, unsigned long cmd,
 
 /* An argument struct for a real command, valid or not, written to @w. */
 static size_t build_arg(struct thr *t, unsigned long cmd, unsigned char *buf,
-			uint32_t *layout_out, uint64_t *outp)
+			uint64_t *outp)
 {
-	uint32_t layout;
 	void *w;
 
-	*layout_out = DTFD_ITS_64;
 	*outp = 0;
 	switch (cmd) {
-	case DTFD_IOC_INIT: {
-		struct dtfd_init a = {
+	case DTFD_IOC_CREATE: {
+		struct dtfd_create a = {
 			.clockid = rand_clock(t),
-			.flags = chance(t, 850) ? 0 : rand_flags(t),
+			.flags = rand_create_flags(t),
 		};
 
 		memcpy(buf, &a, sizeof(a));
 		return sizeof(a);
 	}
-	case DTFD_IOC_SETTIME: {
+	case DTFD_IOC_SETTIME64:
+	case DTFD_IOC_SETTIME32: {
+		int l32 = cmd == DTFD_IOC_SETTIME32;
 		struct dtfd_settime a;
 		struct its64 v64 = {
 			rand_sec(t), rand_nsec(t), rand_sec(t), rand_nsec(t),
@@ -648,39 +723,20 @@ static size_t build_arg(struct thr *t, unsigned long cmd, unsigned char *buf,
 			(int32_t)v64.isec, (int32_t)v64.insec,
 			(int32_t)v64.vsec, (int32_t)v64.vnsec,
 		};
+		void *v = l32 ? (void *)&v32 : (void *)&v64;
+		size_t sz = l32 ? sizeof(v32) : sizeof(v64);
 
-		layout = rand_layout(t);
 		a.flags = rand_flags(t);
-		a.layout = layout;
-		a.new_value = make_ptr_w(t, pick_kind(t, 800), 0x200,
-					 layout ? sizeof(v32) : sizeof(v64),
-					 &w, 1);
+		a.pad = rand_pad(t);
+		a.new_value = make_ptr_w(t, pick_kind(t, 800), 0x200, sz, &w, 1);
 		if (w)
-			memcpy(w, layout ? (void *)&v32 : (void *)&v64,
-			       layout ? sizeof(v32) : sizeof(v64));
+			memcpy(w, v, sz);
 		else
-			fill_straddle(t, a.new_value, layout ? (void *)&v32 :
-				      (void *)&v64, layout ? sizeof(v32) : sizeof(v64));
+			fill_straddle(t, a.new_value, v, sz);
 		a.old_value = chance(t, 400) ? 0 :
-			make_ptr_w(t, pick_kind(t, 800), 0x400, sizeof(v64),
-				   &w, 1);
+			make_ptr_w(t, pick_kind(t, 800), 0x400, sz, &w, 1);
 		if (w)
 			*outp = a.old_value;
-		*layout_out = layout;
-		memcpy(buf, &a, sizeof(a));
-		return sizeof(a);
-	}
-	case DTFD_IOC_GETTIME: {
-		struct dtfd_gettime a;
-
-		layout = rand_layout(t);
-		a.layout = layout;
-		a.pad = chance(t, 900) ? 0 : (uint32_t)rnd(t);
-		a.curr_value = make_ptr_w(t, pick_kind(t, 800), 0x400,
-					  sizeof(struct its64), &w, 1);
-		if (w)
-			*outp = a.curr_value;
-		*layout_out = layout;
 		memcpy(buf, &a, sizeof(a));
 		return sizeof(a);
 	}
@@ -702,26 +758,29 @@ static size_t build_arg(struct thr *t, unsigned long cmd, unsigned char *buf,
 		return sizeof(a);
 	}
 	default:
-		/* output structs: garbage in, checked on the way out */
+		/* output structs (the itimerspecs of GETTIME64 and
+		 * GETTIME32 too): garbage in, checked on the way out */
 		memset(buf, 0xa5, 48);
 		return 48;
 	}
 }
 
-/* A real command with a random argument behind a pointer of any kind. */
-static void op_ioctl_real(struct thr *t, int fd)
+/*
+ * A real command with a random argument behind a pointer of any kind, on
+ * a descriptor of either kind (@ctl: a control descriptor).
+ */
+static void op_ioctl_real(struct thr *t, int fd, int ctl)
 {
 	unsigned long cmd = our_cmds[below(t, ARRAY_SIZE(our_cmds))];
 	unsigned char buf[64];
 	enum ptr_kind pk = pick_kind(t, 850);
-	uint32_t layout;
 	uint64_t outp, p;
 	size_t size;
 	void *w;
 	long r;
 	int err;
 
-	size = build_arg(t, cmd, buf, &layout, &outp);
+	size = build_arg(t, cmd, buf, &outp);
 	p = make_ptr(t, pk, 0, size, &w);
 	if (w)
 		memcpy(w, buf, size);
@@ -734,7 +793,16 @@ static void op_ioctl_real(struct thr *t, int fd)
 		 ptr_name[pk]);
 	r = ioctl(fd, cmd, ioc_arg(p));
 	err = errno;
-	account(t, cmd_kind(cmd), r, r < 0 ? err : 0);
+	account_ioctl(t, cmd_kind(cmd), fd, ctl, r, r < 0 ? err : 0);
+	if (cmd == DTFD_IOC_CREATE && r >= 0) {
+		struct dtfd_create a;
+
+		/* it was read: readable */
+		memcpy(&a, (void *)(uintptr_t)p, sizeof(a));
+		check_created(t, (int)r, &a);
+		close((int)r);
+		return;
+	}
 	if (r > 0)
 		fz_fail(t, "ioctl returned %ld", r);
 	if (r || !w)
@@ -755,17 +823,18 @@ static void op_ioctl_real(struct thr *t, int fd)
 				(unsigned long long)f.clocks);
 		break;
 	}
-	case DTFD_IOC_SETTIME:
-	case DTFD_IOC_GETTIME:
-		if (outp && (layout == DTFD_ITS_64 || layout == DTFD_ITS_32))
-			check_its(t, layout, (void *)(uintptr_t)outp,
-				  kind_name[cmd_kind(cmd)]);
+	case DTFD_IOC_SETTIME64:
+	case DTFD_IOC_SETTIME32:
+		if (outp)
+			check_its(t, cmd == DTFD_IOC_SETTIME32,
+				  (void *)(uintptr_t)outp, "SETTIME old");
 		break;
-#ifdef DTFD_IOC_GETTIME64
 	case DTFD_IOC_GETTIME64:
-		check_its(t, DTFD_ITS_64, w, "GETTIME64");
+		check_its(t, 0, w, "GETTIME64");
 		break;
-#endif
+	case DTFD_IOC_GETTIME32:
+		check_its(t, 1, w, "GETTIME32");
+		break;
 	case DTFD_IOC_GET_TOLERANCE: {
 		struct dtfd_tolerance tol;
 
@@ -798,7 +867,7 @@ static void op_ioctl_real(struct thr *t, int fd)
 }
 
 /* Our numbers with another size or direction, neighbours, random ones. */
-static void op_ioctl_variant(struct thr *t, int fd)
+static void op_ioctl_variant(struct thr *t, int fd, int ctl)
 {
 	unsigned long cmd;
 	unsigned int dir, type, nr, size;
@@ -819,7 +888,7 @@ static void op_ioctl_variant(struct thr *t, int fd)
 		break;
 	case 1:		/* the neighbours of our magic and numbers */
 		type = DTFD_IOC_MAGIC + (unsigned int)below(t, 5) - 2;
-		nr = chance(t, 500) ? (unsigned int)below(t, 16) :
+		nr = chance(t, 500) ? (unsigned int)below(t, 32) :
 				      (unsigned int)below(t, 256);
 		cmd = _IOC((unsigned int)below(t, 4), type, nr,
 			   (unsigned int)below(t, 80));
@@ -828,15 +897,23 @@ static void op_ioctl_variant(struct thr *t, int fd)
 		{
 			static const unsigned long famous[] = {
 				TFD_IOC_SET_TICKS, 0, 1, 0xffffffffUL,
-				_IOW(DTFD_IOC_MAGIC, 0, struct dtfd_features),
-				_IOR(DTFD_IOC_MAGIC, 2, struct dtfd_settime),
-				_IOWR(DTFD_IOC_MAGIC, 3, struct dtfd_gettime),
-				_IO(DTFD_IOC_MAGIC, 4),
-				_IOR(DTFD_IOC_MAGIC, 5, struct dtfd_tolerance),
-				_IOW(DTFD_IOC_MAGIC, 6, struct dtfd_tolerance),
-				_IOW(DTFD_IOC_MAGIC, 7, struct dtfd_stats),
-				_IOW(DTFD_IOC_MAGIC, 8, uint64_t),
+				_IOW(DTFD_IOC_MAGIC, 0x00, struct dtfd_features),
+				_IOR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
+				_IOWR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
+				_IOR(DTFD_IOC_MAGIC, 0x10, struct dtfd_settime),
+				_IOWR(DTFD_IOC_MAGIC, 0x11, struct dtfd_settime),
+				_IOW(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec64),
+				_IOR(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec32),
+				_IOR(DTFD_IOC_MAGIC, 0x13, struct dtfd_itimerspec64),
+				_IO(DTFD_IOC_MAGIC, 0x14),
+				_IOR(DTFD_IOC_MAGIC, 0x15, struct dtfd_tolerance),
+				_IOW(DTFD_IOC_MAGIC, 0x16, struct dtfd_tolerance),
+				_IOW(DTFD_IOC_MAGIC, 0x17, struct dtfd_stats),
+				_IOW(DTFD_IOC_MAGIC, 0x18, uint64_t),
 				_IOW(DTFD_IOC_MAGIC, 255, uint64_t),
+				/* v1's SETTIME, GETTIME, SET_TICKS, GETTIME64 */
+				0x4018D702UL, 0x4010D703UL, 0x4008D704UL,
+				0x8020D708UL,
 			};
 
 			cmd = famous[below(t, ARRAY_SIZE(famous))];
@@ -857,11 +934,11 @@ static void op_ioctl_variant(struct thr *t, int fd)
 	if (w)
 		memset(w, (int)below(t, 256), 64);
 	/* an exact hit is a real call with whatever lies there */
-	do_ioctl(t, fd, cmd, ioc_arg(p));
+	do_ioctl(t, fd, ctl, cmd, ioc_arg(p));
 }
 
 /* A settime that makes sense: short expiries and periods, all modes. */
-static void op_settime_sane(struct thr *t, int fd)
+static void op_settime_sane(struct thr *t, int fd, int ctl)
 {
 	static const uint32_t flagset[] = {
 		0, DTFD_TIMER_DEFERRABLE, DTFD_TIMER_ABSTIME,
@@ -880,7 +957,7 @@ static void op_settime_sane(struct thr *t, int fd)
 	struct dtfd_settime a;
 	struct its64 n64, o64;
 	struct its32 n32;
-	uint32_t layout = chance(t, 800) ? DTFD_ITS_64 : DTFD_ITS_32;
+	int l32 = !chance(t, 800);
 	long r;
 
 	switch (below(t, 4)) {
@@ -906,7 +983,7 @@ static void op_settime_sane(struct thr *t, int fd)
 			 (unsigned long long)tol.slack_ns,
 			 (unsigned long long)tol.max_defer_ns);
 		r = ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
-		account(t, K_SET_TOL, r, r < 0 ? errno : 0);
+		account_ioctl(t, K_SET_TOL, fd, ctl, r, r < 0 ? errno : 0);
 	}
 	if (flags & DTFD_TIMER_ABSTIME && v)
 		v += now_ns(absclk[below(t, ARRAY_SIZE(absclk))]) -
@@ -919,21 +996,22 @@ static void op_settime_sane(struct thr *t, int fd)
 	n32.vnsec = (int32_t)n64.vnsec;
 	n32.isec = (int32_t)n64.isec;
 	n32.insec = (int32_t)n64.insec;
-	if (layout == DTFD_ITS_64)
+	if (!l32)
 		memcpy(base + 0x200, &n64, sizeof(n64));
 	else
 		memcpy(base + 0x200, &n32, sizeof(n32));
 	a.flags = flags;
-	a.layout = layout;
+	a.pad = 0;
 	a.new_value = (uintptr_t)(base + 0x200);
 	a.old_value = chance(t, 500) ? (uintptr_t)(base + 0x400) : 0;
-	describe(t, "SETTIME(%d, flags %#x, layout %u, value %lld, interval %lld)",
-		 fd, flags, layout, v, iv);
-	r = ioctl(fd, DTFD_IOC_SETTIME, &a);
-	account(t, K_SETTIME, r, r < 0 ? errno : 0);
+	describe(t, "SETTIME%s(%d, flags %#x, value %lld, interval %lld)",
+		 l32 ? "32" : "64", fd, flags, v, iv);
+	r = ioctl(fd, l32 ? DTFD_IOC_SETTIME32 : DTFD_IOC_SETTIME64, &a);
+	account_ioctl(t, l32 ? K_SETTIME32 : K_SETTIME64, fd, ctl, r,
+		      r < 0 ? errno : 0);
 	if (!r && a.old_value) {
 		memcpy(&o64, base + 0x400, sizeof(o64));
-		check_its(t, layout, &o64, "SETTIME old");
+		check_its(t, l32, &o64, "SETTIME old");
 	}
 }
 
@@ -1046,7 +1124,7 @@ static void op_poll(struct thr *t)
 {
 	struct pollfd *pfd = (struct pollfd *)(rw_page(t, 0) + 0x1000);
 	int n = 1 + (int)below(t, 8), i, r, err, tmo, nlocked;
-	int locked[8];
+	int locked[8], ctl[8];
 	int how = (int)below(t, 10);
 	short events[8];
 
@@ -1067,6 +1145,7 @@ static void op_poll(struct thr *t)
 		for (j = 0; j < i; j++)
 			dup |= locked[j] == locked[i];
 		pfd[i].fd = dup ? -1 : slot_rdlock(locked[i]);
+		ctl[i] = dup ? 0 : slots[locked[i]].ctl;
 		if (dup)
 			locked[i] = -1;
 		pfd[i].events = events[i];
@@ -1118,7 +1197,10 @@ static void op_poll(struct thr *t)
 	}
 	err = errno;
 	for (i = 0; i < n; i++) {
-		short bad = pfd[i].fd >= 0 ? (short)~POLLIN : 0;
+		/* a control descriptor has no poll: the VFS's default mask */
+		short ok = ctl[i] ? POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM :
+				    POLLIN;
+		short bad = pfd[i].fd >= 0 ? (short)~ok : 0;
 
 		if (pfd[i].revents & bad)
 			fz_fail(t, "poll: revents %#x for events %#x on fd %d",
@@ -1191,29 +1273,45 @@ static void op_epoll_wait(struct thr *t)
 	}
 }
 
+/*
+ * A new descriptor in slot @i: mostly a timer, from CREATE on the
+ * fuzzer's own control descriptor (a random clock in 60%, flags mostly
+ * valid), else a control descriptor opened with any access mode.
+ */
 static void op_open(struct thr *t, int i)
 {
 	static const int acc[] = { O_RDWR, O_RDWR, O_RDWR, O_RDONLY, O_WRONLY };
 	int flags = acc[below(t, ARRAY_SIZE(acc))] |
 		    (chance(t, 950) ? O_NONBLOCK : 0) |
 		    (chance(t, 500) ? O_CLOEXEC : 0);
-	int init = chance(t, 600);
-	struct dtfd_init in = { .clockid = rand_clock(t) };
+	int ctl = chance(t, 150);
+	struct dtfd_create c = {
+		.clockid = chance(t, 600) ? rand_clock(t) : CLOCK_MONOTONIC,
+		.flags = chance(t, 900) ? (uint32_t)flags &
+			 (O_NONBLOCK | O_CLOEXEC) : rand_create_flags(t),
+	};
 	int fd, old;
-	long r;
 
-	describe(t, "open(slot %d, %#x)%s", i, flags, init ? " + INIT" : "");
+	if (ctl)
+		describe(t, "open(slot %d, %#x)", i, flags);
+	else
+		describe(t, "CREATE(slot %d, clock %d, flags %#x)", i,
+			 c.clockid, c.flags);
 	pthread_rwlock_wrlock(&slots[i].lock);
 	old = slots[i].fd;
 	if (old >= 0)
 		close(old);
-	fd = open(DTIMERFD_DEVICE, flags);
-	account(t, K_OPEN, fd, fd < 0 ? errno : 0);
-	slots[i].fd = fd;
-	if (fd >= 0 && init) {
-		r = ioctl(fd, DTFD_IOC_INIT, &in);
-		account(t, K_INIT, r, r < 0 ? errno : 0);
+	if (ctl) {
+		fd = open(DTIMERFD_DEVICE, flags);
+		account(t, K_OPEN, fd, fd < 0 ? errno : 0);
+	} else {
+		fd = ioctl(ctl_fd, DTFD_IOC_CREATE, &c);
+		account(t, K_CREATE, fd, fd < 0 ? errno : 0);
+		if (fd >= 0)
+			check_created(t, fd, &c);
 	}
+	slots[i].fd = fd;
+	slots[i].ctl = ctl;
 	slot_unlock(i);
 }
 
@@ -1235,13 +1333,14 @@ static void op_close(struct thr *t, int i)
 static void op_dup(struct thr *t, int from, int to)
 {
 	int src, nfd, cloexec = chance(t, 500) ? O_CLOEXEC : 0;
-	int use_dup3 = chance(t, 500);
+	int use_dup3 = chance(t, 500), ctl;
 
 	describe(t, "dup(slot %d -> slot %d)%s", from, to,
 		 use_dup3 ? " dup3" : "");
 	if (from == to)
 		return;
 	src = slot_rdlock(from);
+	ctl = slots[from].ctl;
 	nfd = fcntl(src, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 3);
 	account(t, K_DUP, nfd, nfd < 0 ? errno : 0);
 	slot_unlock(from);
@@ -1258,6 +1357,7 @@ static void op_dup(struct thr *t, int from, int to)
 			close(slots[to].fd);
 		slots[to].fd = nfd;
 	}
+	slots[to].ctl = ctl;
 	slot_unlock(to);
 }
 
@@ -1274,7 +1374,7 @@ static void op_fcntl(struct thr *t, int fd)
 	account(t, K_FCNTL, fl, fl < 0 ? errno : 0);
 }
 
-static void op_misc(struct thr *t, int fd)
+static void op_misc(struct thr *t, int fd, int ctl)
 {
 	unsigned char *buf = rw_page(t, 0) + 0x3000;
 	long long r;
@@ -1325,8 +1425,12 @@ static void op_misc(struct thr *t, int fd)
 			struct stat st;
 
 			r = fstat(fd, &st);
-			if (!r && !S_ISCHR(st.st_mode))
-				fz_fail(t, "fstat: mode %o", st.st_mode);
+			/* the device node, or timerfd's anonymous inode */
+			if (!r && (ctl ? !S_ISCHR(st.st_mode) :
+				   (st.st_mode & S_IFMT) != anon_type))
+				fz_fail(t, "fstat of a %s: mode %o",
+					ctl ? "control descriptor" : "timer",
+					st.st_mode);
 		}
 		break;
 	default:
@@ -1338,7 +1442,7 @@ static void op_misc(struct thr *t, int fd)
 	account(t, K_MISC, r, r < 0 ? err : 0);
 }
 
-static void op_fdinfo(struct thr *t, int fd)
+static void op_fdinfo(struct thr *t, int fd, int ctl)
 {
 	struct h_fdinfo fi;
 	int r;
@@ -1348,6 +1452,13 @@ static void op_fdinfo(struct thr *t, int fd)
 	account(t, K_FDINFO, r, r < 0 ? (fd < 0 ? EBADF : errno) : 0);
 	if (r)
 		return;
+	if (ctl) {
+		/* no timer: the generic lines only */
+		if (fi.nlines || fi.extra[0])
+			fz_fail(t, "fdinfo of a control descriptor: %d timer lines",
+				fi.nlines);
+		return;
+	}
 	if (fi.nlines != 5 || !fi.ordered || fi.value_sec < 0 ||
 	    fi.value_nsec < 0 || fi.value_nsec >= NSEC_PER_SEC ||
 	    fi.interval_sec < 0 || fi.interval_nsec < 0 ||
@@ -1376,7 +1487,7 @@ static void op_fork(struct thr *t)
 	pid = fork();
 	if (pid == 0) {
 		struct its64 v = { 0, 1000, 0, 500000 };
-		struct dtfd_settime a = { DTFD_TIMER_DEFERRABLE, DTFD_ITS_64,
+		struct dtfd_settime a = { DTFD_TIMER_DEFERRABLE, 0,
 					  (uintptr_t)&v, 0 };
 		uint64_t ticks;
 		struct iovec iov = { &ticks, sizeof(ticks) };
@@ -1390,7 +1501,7 @@ static void op_fork(struct thr *t)
 			switch (i % 4) {
 			case 0:
 				a.flags = i & 4 ? DTFD_TIMER_DEFERRABLE : 0;
-				ioctl(fd, DTFD_IOC_SETTIME, &a);
+				ioctl(fd, DTFD_IOC_SETTIME64, &a);
 				break;
 			case 1:
 				syscall(SYS_preadv2, fd, &iov, 1, -1L, -1L,
@@ -1466,7 +1577,7 @@ static enum op pick_op(uint64_t r)
 static void one_op(struct thr *t)
 {
 	uint64_t d[4];
-	int i, s, fd;
+	int i, s, fd, ctl;
 	enum op op;
 
 	/* always four draws from the thread's stream, whatever happens */
@@ -1507,15 +1618,16 @@ static void one_op(struct thr *t)
 	}
 
 	fd = slot_rdlock(s);
+	ctl = slots[s].ctl;
 	switch (op) {
 	case OP_IOCTL:
-		op_ioctl_real(t, fd);
+		op_ioctl_real(t, fd, ctl);
 		break;
 	case OP_SETTIME:
-		op_settime_sane(t, fd);
+		op_settime_sane(t, fd, ctl);
 		break;
 	case OP_VARIANT:
-		op_ioctl_variant(t, fd);
+		op_ioctl_variant(t, fd, ctl);
 		break;
 	case OP_READ:
 		op_read(t, fd);
@@ -1530,10 +1642,10 @@ static void one_op(struct thr *t)
 		op_fcntl(t, fd);
 		break;
 	case OP_MISC:
-		op_misc(t, fd);
+		op_misc(t, fd, ctl);
 		break;
 	case OP_FDINFO:
-		op_fdinfo(t, fd);
+		op_fdinfo(t, fd, ctl);
 		break;
 	default:
 		break;
@@ -1665,10 +1777,38 @@ TEST(fuzz, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 300)
 	       seed, seed, seed, target_calls, nthreads,
 	       seed_given ? "" : ", seed from the clock");
 
+	ctl_fd = open(DTIMERFD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (ctl_fd < 0)
+		h_skip("%s: %s", DTIMERFD_DEVICE, strerror(errno));
+	{
+		int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), d;
+		struct stat st;
+
+		ASSERT_OK(tfd);
+		ASSERT_OK(fstat(tfd, &st));
+		anon_type = st.st_mode & S_IFMT;
+		close(tfd);
+		d = dtimerfd_create(CLOCK_MONOTONIC, DTFD_CLOEXEC);
+		ASSERT_OK(d);
+		have32 = ioctl(d, DTFD_IOC_GETTIME32, NULL) && errno == EFAULT;
+		close(d);
+	}
+	/* every 8th slot empty, every 8th a control descriptor */
 	for (i = 0; i < FZ_SLOTS; i++) {
+		static const clockid_t clk[] = {
+			CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
+		};
+		struct dtfd_create c = { clk[i % 3], O_NONBLOCK | O_CLOEXEC };
+
 		pthread_rwlock_init(&slots[i].lock, NULL);
-		slots[i].fd = i % 8 == 7 ? -1 :
-			open(DTIMERFD_DEVICE, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		slots[i].ctl = i % 8 == 6;
+		if (i % 8 == 7)
+			slots[i].fd = -1;
+		else if (slots[i].ctl)
+			slots[i].fd = open(DTIMERFD_DEVICE,
+					   O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		else
+			slots[i].fd = ioctl(ctl_fd, DTFD_IOC_CREATE, &c);
 		ASSERT(i % 8 == 7 || slots[i].fd >= 0);
 	}
 	for (i = 0; i < FZ_EPOLLS; i++) {
@@ -1723,6 +1863,7 @@ TEST(fuzz, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 300)
 			close(slots[i].fd);
 	for (i = 0; i < FZ_EPOLLS; i++)
 		close(epfds[i]);
+	close(ctl_fd);
 	h_clock_restore();
 	sanity();
 }

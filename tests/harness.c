@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -972,7 +973,7 @@ int h_not_timers(int timer, struct h_not_timer *out, int max)
 {
 	char self[64];
 	sigset_t none;
-	int n = 0, closed, sv[2], udp;
+	int n = 0, closed, sv[2], udp, ctl;
 
 #define NT(nm, expr, isbad) \
 	not_timer_add(out, &n, max, nm, (expr), (isbad), __LINE__)
@@ -1007,6 +1008,21 @@ int h_not_timers(int timer, struct h_not_timer *out, int max)
 	NT("epoll", epoll_create1(0), 0);
 	NT("signalfd", signalfd(-1, &none, 0), 0);
 	NT("memfd", memfd_create("dtfd-notimer", 0), 0);
+	/*
+	 * Where the device exists: its control descriptor, and a timer of the
+	 * other implementation (a dtimerfd for timerfd, a timerfd for
+	 * dtimerfd), neither of which the backend under test can program.
+	 */
+	ctl = open(DTIMERFD_DEVICE, O_RDWR | O_CLOEXEC);
+	if (ctl >= 0) {
+		struct dtfd_create c = { CLOCK_MONOTONIC, O_CLOEXEC };
+
+		NT("dtimerfd control fd", ctl, 0);
+		NT("the other implementation's timer",
+		   h_ops && h_ops->kind != BK_NATIVE ?
+		   timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) :
+		   ioctl(ctl, DTFD_IOC_CREATE, &c), 0);
+	}
 #undef NT
 	return n;
 }

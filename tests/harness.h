@@ -258,7 +258,10 @@ int h_write_file(const char *path, const char *s);
  * error checks (items 10 and 20): fd -1, a closed fd, O_PATH descriptors
  * (of a file, a directory, a char device and of @timer itself), a
  * directory, regular files, a pipe, /dev/null, sockets, an eventfd, an
- * epoll fd, a signalfd, a memfd.  Fills up to @max entries and returns
+ * epoll fd, a signalfd, a memfd; where /dev/dtimerfd exists, its control
+ * descriptor and a timer of the other implementation (a dtimerfd timer
+ * for the native backend, a timerfd for the others).  Fills up to @max
+ * entries and returns
  * how many; h_not_timers_close() closes them.  @bad is 1 where timerfd
  * answers EBADF (no usable descriptor), 0 where it answers EINVAL.
  */

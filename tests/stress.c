@@ -56,6 +56,7 @@
 
 static int tbl[NSLOTS];
 static int epfd;
+static int ctl_fd;	/* the control descriptor: never in tbl */
 static int stop;
 static int nthreads = 8;
 static long long seconds = 30;
@@ -112,8 +113,8 @@ static void __attribute__((format(printf, 1, 2))) st_fail(const char *fmt, ...)
 
 /*
  * What a call on a racing fd may give: EBADF (closed under us), ENOTTY
- * and EINVAL (the number now belongs to the epoll fd), EINTR (guard),
- * EAGAIN, ECANCELED (a clock step), EBUSY (INIT after settime).
+ * and EINVAL (the number now belongs to the epoll fd or to the control
+ * descriptor), EINTR (guard), EAGAIN, ECANCELED (a clock step).
  */
 static void check_err(struct worker *w, const char *what, long r)
 {
@@ -124,7 +125,7 @@ static void check_err(struct worker *w, const char *what, long r)
 	w->errs++;
 	switch (e) {
 	case EBADF: case ENOTTY: case EINVAL: case EINTR: case EAGAIN:
-	case ECANCELED: case EBUSY:
+	case ECANCELED:
 		return;
 	default:
 		st_fail("%s: errno %d (%s)", what, e, strerror(e));
@@ -258,25 +259,27 @@ static void do_epoll(struct worker *w)
 	}
 }
 
-/* A fresh timer in slot @i; the old fd closed while others may use it. */
+/*
+ * A fresh timer in slot @i, from DTFD_IOC_CREATE on the control
+ * descriptor (MONOTONIC, or one of the three clocks); the old fd closed
+ * while others may use it.
+ */
 static void reopen(struct worker *w, int i)
 {
-	int fd = open(DTIMERFD_DEVICE, O_RDWR | O_CLOEXEC |
-		      (below(w, 4) ? O_NONBLOCK : 0));
+	static const clockid_t clocks[] = {
+		CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
+	};
+	struct dtfd_create c = {
+		.clockid = below(w, 2) ? clocks[below(w, 3)] : CLOCK_MONOTONIC,
+		.flags = O_CLOEXEC | (below(w, 4) ? O_NONBLOCK : 0),
+	};
 	struct epoll_event ev = { .events = EPOLLIN };
+	int fd = ioctl(ctl_fd, DTFD_IOC_CREATE, &c);
 	int old;
 
 	if (fd < 0) {
-		st_fail("open: %s", strerror(errno));
+		st_fail("create: %s", strerror(errno));
 		return;
-	}
-	if (below(w, 2)) {
-		static const clockid_t clocks[] = {
-			CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
-		};
-		struct dtfd_init in = { .clockid = clocks[below(w, 3)] };
-
-		check_err(w, "init", ioctl(fd, DTFD_IOC_INIT, &in));
 	}
 	ev.data.fd = fd;
 	if (below(w, 2))
@@ -312,10 +315,10 @@ static void do_fork(struct worker *w)
 	pid = fork();
 	if (pid == 0) {
 		struct itimerspec its = h_its(MS(1), 100000);
+		unsigned long cmd = sizeof(time_t) == 8 ? DTFD_IOC_SETTIME64 :
+							  DTFD_IOC_SETTIME32;
 		struct dtfd_settime a = {
-			.flags = 0, .layout = sizeof(time_t) == 8 ?
-				DTFD_ITS_64 : DTFD_ITS_32,
-			.new_value = (uintptr_t)&its,
+			.flags = 0, .new_value = (uintptr_t)&its,
 		};
 		uint64_t ticks;
 		struct iovec iov = { &ticks, sizeof(ticks) };
@@ -325,7 +328,7 @@ static void do_fork(struct worker *w)
 			int fd = snap[i % NSLOTS];
 
 			a.flags = i & 1 ? DTFD_TIMER_DEFERRABLE : 0;
-			ioctl(fd, DTFD_IOC_SETTIME, &a);
+			ioctl(fd, cmd, &a);
 			nanosleep(&ts, NULL);
 			syscall(SYS_preadv2, fd, &iov, 1, -1L, -1L, RWF_NOWAIT);
 			if (i % 7 == 6)
@@ -670,19 +673,10 @@ static void oracle_open(struct oracle *o)
 {
 	int i;
 
-	o->fd = dtimerfd_create(CLOCK_MONOTONIC, DTFD_CLOEXEC);
+	o->fd = dtimerfd_create(o->clock, DTFD_CLOEXEC);
 	if (o->fd < 0) {
 		st_fail("oracle: create: %s", strerror(errno));
 		return;
-	}
-	if (o->clock != CLOCK_MONOTONIC) {
-		struct dtfd_init in = { .clockid = o->clock };
-
-		/* dtimerfd_create bound MONOTONIC lazily: rebind by reopening */
-		close(o->fd);
-		o->fd = open(DTIMERFD_DEVICE, O_RDWR | O_CLOEXEC);
-		if (o->fd < 0 || ioctl(o->fd, DTFD_IOC_INIT, &in))
-			st_fail("oracle: init: %s", strerror(errno));
 	}
 	o->fd = high_fd(o->fd);
 	for (i = 0; i < 2; i++) {
@@ -1003,6 +997,9 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	sigaction(SIGUSR1, &sa, NULL);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	ASSERT_OK(epfd);
+	/* open for the whole run: its number is never a worker's */
+	ctl_fd = open(DTIMERFD_DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_OK(ctl_fd);
 	for (i = 0; i < NSLOTS; i++) {
 		struct epoll_event ev = { .events = EPOLLIN };
 
@@ -1099,6 +1096,7 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	for (i = 0; i < NSLOTS; i++)
 		close(tbl[i]);
 	close(epfd);
+	close(ctl_fd);
 }
 
 int main(int argc, char **argv)

@@ -6,18 +6,21 @@
  *
  *   lifecycle [-n CYCLES] [-m MODULE.ko] [-q]
  *
- * Each cycle opens timers of every kind (strict, deferrable, bounded
+ * Each cycle makes timers of every kind (strict, deferrable, bounded
  * deferrable, CANCEL_ON_SET on CLOCK_REALTIME, deferrable on BOOTTIME and
  * absolute REALTIME (the clock-change list), a 1 ns period, an alarm),
+ * each by DTFD_IOC_CREATE on a control descriptor that is closed at once,
  * lets some fire, reads some, and checks that delete_module() is refused
- * (EWOULDBLOCK or EBUSY) while any fd is open: its own, one inherited by a
- * child (blocked in read, or exiting with the timers armed), or one in an
- * epoll set another thread waits on.  Then everything is closed and the
- * module unloaded at once (timers that were armed a moment ago must not
- * fire into freed memory or unloaded code) and loaded again.  Some cycles
- * run a thread that opens the device in a loop, racing misc_open() with
- * the unload, and one that steps CLOCK_REALTIME, racing the clock-change
- * work with dtfd_clock_exit().
+ * (EWOULDBLOCK or EBUSY) while any fd is open: its own timers (the
+ * anonymous-inode files hold the module by themselves), one inherited by
+ * a child (blocked in read, or exiting with the timers armed), one in an
+ * epoll set another thread waits on, or a control descriptor alone.  Then
+ * everything is closed and the module unloaded at once (timers that were
+ * armed a moment ago must not fire into freed memory or unloaded code)
+ * and loaded again.  Some cycles run a thread that opens the device and
+ * creates a timer in a loop, racing misc_open() and CREATE with the
+ * unload, and one that steps CLOCK_REALTIME, racing the clock-change work
+ * with dtfd_clock_exit().
  *
  * The kernel log is watched through /dev/kmsg: any report (BUG, WARNING,
  * ODEBUG, KASAN, lockdep...) stops the run at the cycle that caused it.
@@ -261,24 +264,29 @@ struct tmr {
 
 static int alarm_ok = 1;
 
+/* A timer from a control descriptor of its own, closed before it returns. */
 static int dtfd_open(int clockid, int nonblock)
 {
-	struct dtfd_init in = { .clockid = clockid };
-	int fd = open(DEVICE, O_RDWR | O_CLOEXEC | (nonblock ? O_NONBLOCK : 0));
+	struct dtfd_create c = {
+		.clockid = clockid,
+		.flags = O_CLOEXEC | (nonblock ? O_NONBLOCK : 0),
+	};
+	int ctl = open(DEVICE, O_RDWR | O_CLOEXEC), fd;
 
-	if (fd < 0) {
+	if (ctl < 0) {
 		fail("open %s: %s", DEVICE, strerror(errno));
 		return -1;
 	}
-	if (ioctl(fd, DTFD_IOC_INIT, &in)) {
+	fd = ioctl(ctl, DTFD_IOC_CREATE, &c);
+	close(ctl);
+	if (fd < 0) {
 		if (clockid == CLOCK_BOOTTIME_ALARM && alarm_ok) {
 			printf("lifecycle: no alarm timers here (%s)\n",
 			       strerror(errno));
 			alarm_ok = 0;
 		} else if (clockid != CLOCK_BOOTTIME_ALARM) {
-			fail("INIT clock %d: %s", clockid, strerror(errno));
+			fail("CREATE clock %d: %s", clockid, strerror(errno));
 		}
-		close(fd);
 		return -1;
 	}
 	return fd;
@@ -289,7 +297,6 @@ static int arm(int fd, const struct tmr *t)
 	struct dtfd_itimerspec64 its;
 	struct dtfd_settime a = {
 		.flags = (unsigned int)t->flags,
-		.layout = DTFD_ITS_64,
 		.new_value = (uintptr_t)&its,
 	};
 	struct dtfd_tolerance tol = { .max_defer_ns = (uint64_t)t->max_defer };
@@ -310,7 +317,7 @@ static int arm(int fd, const struct tmr *t)
 	 * CANCEL_ON_SET and a clock step (the clocker thread) while arming:
 	 * armed all the same, and ECANCELED, as timerfd says.
 	 */
-	if (ioctl(fd, DTFD_IOC_SETTIME, &a) &&
+	if (ioctl(fd, DTFD_IOC_SETTIME64, &a) &&
 	    !((t->flags & DTFD_TIMER_CANCEL_ON_SET) && errno == ECANCELED)) {
 		fail("SETTIME clock %d flags %#x: %s", t->clockid, t->flags,
 		     strerror(errno));
@@ -377,16 +384,21 @@ static void close_all(int *fds, int n)
 static int opener_on, clocker_on, stop_threads;
 static unsigned long long opens_ok, opens_refused;
 
-/* opens the device whenever it exists: misc_open() against the unload */
+/*
+ * Opens the device whenever it exists and makes an armed timer:
+ * misc_open() and CREATE against the unload.  Once the control
+ * descriptor is open, the module stays, and CREATE must work.
+ */
 static void *opener_main(void *arg)
 {
 	struct dtfd_itimerspec64 its = { 0, 0, 0, 50000 };
-	struct dtfd_settime a = { DTFD_TIMER_DEFERRABLE, DTFD_ITS_64,
+	struct dtfd_settime a = { DTFD_TIMER_DEFERRABLE, 0,
 				  (uintptr_t)&its, 0 };
+	struct dtfd_create c = { CLOCK_MONOTONIC, O_CLOEXEC };
 
 	(void)arg;
 	while (!__atomic_load_n(&stop_threads, __ATOMIC_RELAXED)) {
-		int fd;
+		int fd, t;
 
 		if (!__atomic_load_n(&opener_on, __ATOMIC_RELAXED)) {
 			sleep_ns(1000000);
@@ -402,7 +414,16 @@ static void *opener_main(void *arg)
 			continue;
 		}
 		opens_ok++;
-		ioctl(fd, DTFD_IOC_SETTIME, &a);
+		t = ioctl(fd, DTFD_IOC_CREATE, &c);
+		if (t < 0) {
+			fail("racing CREATE: %s", strerror(errno));
+		} else {
+			/* the timer outlives the control descriptor */
+			close(fd);
+			fd = t;
+			if (ioctl(fd, DTFD_IOC_SETTIME64, &a))
+				fail("racing SETTIME64: %s", strerror(errno));
+		}
 		close(fd);
 	}
 	return NULL;
@@ -464,12 +485,12 @@ static pid_t child_blocked_in_read(int fd)
 
 	if (pid == 0) {
 		struct dtfd_itimerspec64 its = { 0, 0, 0, 0 };
-		struct dtfd_settime a = { 0, DTFD_ITS_64, (uintptr_t)&its, 0 };
+		struct dtfd_settime a = { 0, 0, (uintptr_t)&its, 0 };
 		int fl = fcntl(fd, F_GETFL);
 		uint64_t t;
 
 		/* disarmed and blocking: read waits until killed */
-		ioctl(fd, DTFD_IOC_SETTIME, &a);
+		ioctl(fd, DTFD_IOC_SETTIME64, &a);
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 		while (read(fd, &t, sizeof(t)) >= 0 || errno == EINTR)
 			;
@@ -577,6 +598,20 @@ static void one_cycle(long i)
 		close(w.ep);
 		load();
 		return;
+	}
+	case 7: {
+		/* a control descriptor alone holds the module too */
+		int ctl = open(DEVICE, O_RDWR | O_CLOEXEC);
+
+		close_all(fds, n);
+		n = 0;
+		if (ctl < 0) {
+			fail("open %s: %s", DEVICE, strerror(errno));
+			break;
+		}
+		refused("only a control descriptor is open");
+		close(ctl);
+		break;
 	}
 	default:
 		break;

@@ -7,8 +7,10 @@
  * Prints one "ok <what>" or "fail <what>: <why>" line per check and exits
  * with the number of failures (0: all passed):
  *   - no privileges: a non-zero uid and no effective capabilities;
- *   - dtimerfd_create() opens /dev/dtimerfd (the library's fallback to
- *     native timerfds is not in play: fdinfo has the dtimerfd keys);
+ *   - dtimerfd_create() makes a timer through /dev/dtimerfd: an
+ *     anonymous-inode descriptor, anon_inode:[dtimerfd] (the library's
+ *     fallback to native timerfds is not in play: fdinfo has the dtimerfd
+ *     keys), that cannot be reopened through /proc, as a timerfd;
  *   - a strict periodic timer expires and read() counts it, gettime
  *     reports its interval;
  *   - the same timer re-armed deferrable expires too (a deferrable timer
@@ -18,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -119,9 +122,22 @@ int main(void)
 	n = readlink(path, link, sizeof(link) - 1);
 	link[n > 0 ? n : 0] = 0;
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	check(!strcmp(link, DTIMERFD_DEVICE) && *field(path, "dtimerfd-mode", buf, sizeof(buf)),
-	      "the fd is a dtimerfd (" DTIMERFD_DEVICE ", not the fallback)",
+	check(!strcmp(link, "anon_inode:[dtimerfd]") &&
+	      *field(path, "dtimerfd-mode", buf, sizeof(buf)),
+	      "the fd is a dtimerfd (anon_inode:[dtimerfd], not the fallback)",
 	      "fd -> '%s', dtimerfd-mode '%s'", link, buf);
+	{
+		char self[64];
+		int again, err;
+
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		again = open(self, O_RDWR | O_CLOEXEC);
+		err = errno;
+		check(again < 0 && err == ENXIO, "reopening it through /proc: ENXIO, as a timerfd",
+		      "open gave %d (%s)", again, again < 0 ? strerror(err) : "a descriptor");
+		if (again >= 0)
+			close(again);
+	}
 
 	check(!dtimerfd_settime(fd, 0, &its, NULL), "strict: settime 20 ms periodic",
 	      "%s", strerror(errno));
