@@ -592,9 +592,16 @@ TEST(settime_raw, T_DTFD_ONLY | T_NO_DEFER, 30)
 			continue;
 		EXPECT_ERR(ioctl(fd, SETTIME_NATIVE, &st), EINVAL);
 	}
-	/* every announced flag is accepted (a monotonic timer) */
+	/*
+	 * every announced flag is accepted (a monotonic timer); PERCPU only
+	 * qualifies DEFERRABLE: alone it is EINVAL
+	 */
 	for (bit = 0; bit < 32; bit++) {
 		st.flags = 1u << bit;
+		if (st.flags == DTFD_TIMER_PERCPU) {
+			EXPECT_ERR(ioctl(fd, SETTIME_NATIVE, &st), EINVAL);
+			st.flags |= DTFD_TIMER_DEFERRABLE;
+		}
 		if (f.settime_flags & st.flags)
 			EXPECTF(!ioctl(fd, SETTIME_NATIVE, &st),
 				"flag %#x: %s", st.flags, strerror(errno));
