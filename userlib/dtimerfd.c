@@ -25,6 +25,7 @@
 #include <linux/capability.h>
 
 #include "dtimerfd.h"
+#include "internal.h"
 
 #define DTFD_API __attribute__((visibility("default")))
 
@@ -33,10 +34,6 @@
  * Inside libdtimerfd-preload.so the timerfd_*() names are the shim's own
  * interposers; the native calls this file makes must reach libc's.
  */
-int dtfd_real_timerfd_create(clockid_t clockid, int flags);
-int dtfd_real_timerfd_settime(int fd, int flags, const struct itimerspec *nv,
-			      struct itimerspec *ov);
-int dtfd_real_timerfd_gettime(int fd, struct itimerspec *cur);
 #define timerfd_create		dtfd_real_timerfd_create
 #define timerfd_settime		dtfd_real_timerfd_settime
 #define timerfd_gettime		dtfd_real_timerfd_gettime

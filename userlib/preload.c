@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "dtimerfd.h"
+#include "internal.h"
 
 #define DTFD_API __attribute__((visibility("default")))
 
@@ -47,11 +48,6 @@ typedef int (*gettime_fn)(int, struct itimerspec *);
 static create_fn real_create;
 static settime_fn real_settime;
 static gettime_fn real_gettime;
-
-/* dtimerfd.c's marshaling, built into this shim with DTFD_PRELOAD */
-int dtfd_settime_ioctl(int fd, int flags, const struct itimerspec *new_value,
-		       struct itimerspec *old_value);
-int dtfd_gettime_ioctl(int fd, struct itimerspec *curr_value);
 
 /* for dtimerfd.c, built into this shim with DTFD_PRELOAD */
 int dtfd_real_timerfd_create(clockid_t clockid, int flags)

@@ -10,7 +10,7 @@
  *   - dtimerfd_create() makes a timer through /dev/dtimerfd: an
  *     anonymous-inode descriptor, anon_inode:[dtimerfd] (the library's
  *     fallback to native timerfds is not in play: fdinfo has the dtimerfd
- *     keys), that cannot be reopened through /proc, as a timerfd;
+ *     keys), that cannot be reopened through /proc, as a timerfd cannot;
  *   - a strict periodic timer expires and read() counts it, gettime
  *     reports its interval;
  *   - the same timer re-armed deferrable expires too (a deferrable timer
@@ -127,16 +127,31 @@ int main(void)
 	      "the fd is a dtimerfd (anon_inode:[dtimerfd], not the fallback)",
 	      "fd -> '%s', dtimerfd-mode '%s'", link, buf);
 	{
+		/*
+		 * As a timerfd: the anonymous inode is root's and 0600, so an
+		 * ordinary user gets EACCES where root gets ENXIO; compare.
+		 */
+		int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		int again, err, nagain, nerr;
 		char self[64];
-		int again, err;
 
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", tfd);
+		nagain = open(self, O_RDWR | O_CLOEXEC);
+		nerr = errno;
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 		again = open(self, O_RDWR | O_CLOEXEC);
 		err = errno;
-		check(again < 0 && err == ENXIO, "reopening it through /proc: ENXIO, as a timerfd",
-		      "open gave %d (%s)", again, again < 0 ? strerror(err) : "a descriptor");
+		check(tfd >= 0 && again < 0 && nagain < 0 && err == nerr,
+		      "reopening it through /proc fails as for a timerfd",
+		      "open gave %d (%s), a timerfd's %d (%s)", again,
+		      again < 0 ? strerror(err) : "a descriptor", nagain,
+		      nagain < 0 ? strerror(nerr) : "a descriptor");
 		if (again >= 0)
 			close(again);
+		if (nagain >= 0)
+			close(nagain);
+		if (tfd >= 0)
+			close(tfd);
 	}
 
 	check(!dtimerfd_settime(fd, 0, &its, NULL), "strict: settime 20 ms periodic",
