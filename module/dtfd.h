@@ -290,6 +290,7 @@ static inline void dtfd_race_delay(void) { }
 unsigned long dtfd_defer_jiffies(s64 delta);
 
 /* idle.c */
+bool dtfd_cpu_busy(void);
 bool dtfd_idle_tick_ok(void);
 
 /* clock.c: clock changes, resume and time namespaces */

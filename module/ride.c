@@ -22,6 +22,16 @@
  * plus one timer_list per online CPU when the earliest deadline moves
  * earlier.
  *
+ * A tick comes once a jiffy, so riding alone delivers up to a jiffy late.
+ * When a rider runs on a CPU found busy (idle.c) and the earliest
+ * deadline falls before the next tick, a pinned soft hrtimer on that CPU,
+ * the "finisher", carries it at the deadline itself: on time whenever the
+ * system is awake.  A finisher is never started from an idle tick, nor on
+ * arming (the arming thread is about to sleep): the most it can cost is
+ * one interrupt, less than a jiffy after the CPU was last seen busy, when
+ * the CPU idles meanwhile; the tick the idle loop keeps for a moment
+ * before stopping it would have come then too.
+ *
  * Lock order: a timer's lock, then dtfd_ride_lock, then timer bases.  So a
  * rider takes due timers out of the queue under dtfd_ride_lock, counting
  * itself in each one's @riding, and delivers them under their own lock
@@ -54,6 +64,7 @@ static struct timerqueue_head dtfd_ride_queue[DTFD_RIDE_CLOCKS];
 /* guards the queues, the riders' programming and dtfd_ride_cpus */
 static DEFINE_SPINLOCK(dtfd_ride_lock);
 static DEFINE_PER_CPU(struct timer_list, dtfd_rider);
+static DEFINE_PER_CPU(struct hrtimer, dtfd_finisher);
 /* the online CPUs whose rider may be armed */
 static struct cpumask dtfd_ride_cpus;
 static enum cpuhp_state dtfd_ride_hp;
@@ -90,14 +101,13 @@ static struct timerqueue_head *dtfd_ride_queue_of(struct dtfd_ctx *ctx)
 	return &dtfd_ride_queue[dtfd_ride_index(ctx->eclock)];
 }
 
-/* The jiffy the riders must run at, for the earliest deadline; false: none. */
-static bool dtfd_ride_target(unsigned long *when)
+/* Nanoseconds to the earliest deadline of every queue; false: none. */
+static bool dtfd_ride_next(s64 *delta)
 {
 	struct timerqueue_node *next;
 	bool any = false;
-	unsigned long j;
 	unsigned int i;
-	s64 delta;
+	s64 d;
 
 	lockdep_assert_held(&dtfd_ride_lock);
 
@@ -105,13 +115,28 @@ static bool dtfd_ride_target(unsigned long *when)
 		next = timerqueue_getnext(&dtfd_ride_queue[i]);
 		if (!next)
 			continue;
-		delta = ktime_sub(next->expires, dtfd_ride_now(i));
-		j = jiffies + (delta > 0 ? dtfd_defer_jiffies(delta) : 0);
-		if (!any || time_before(j, *when))
-			*when = j;
+		d = ktime_sub(next->expires, dtfd_ride_now(i));
+		if (!any || d < *delta)
+			*delta = d;
 		any = true;
 	}
 	return any;
+}
+
+static unsigned long dtfd_ride_jiffy(s64 delta)
+{
+	return jiffies + (delta > 0 ? dtfd_defer_jiffies(delta) : 0);
+}
+
+/* The jiffy the riders must run at, for the earliest deadline; false: none. */
+static bool dtfd_ride_target(unsigned long *when)
+{
+	s64 delta;
+
+	if (!dtfd_ride_next(&delta))
+		return false;
+	*when = dtfd_ride_jiffy(delta);
+	return true;
 }
 
 /* Have @cpu's rider run no later than @when. */
@@ -247,21 +272,23 @@ static bool dtfd_ride_any_due(void)
 }
 
 /*
- * This CPU ticked at or after the jiffy the riders were aimed at: deliver
- * every due timer and aim at the next deadline.  An idle tick may carry
- * deliveries once, not twice in a row (idle.c); then the next tick, if
- * any, tries again.
+ * Deliver every due timer, then aim this CPU's rider at the next deadline,
+ * and its finisher when that deadline comes before the next tick of a CPU
+ * found busy.  @tick: run by the rider, on a tick that may have found the
+ * CPU idle; an idle tick may carry deliveries once, not twice in a row
+ * (idle.c), and then the next tick, if any, tries again.
  */
-static void dtfd_rider_fn(struct timer_list *rider)
+static void dtfd_ride_run(bool tick)
 {
+	struct hrtimer *finisher = this_cpu_ptr(&dtfd_finisher);
 	struct dtfd_ctx *batch[DTFD_RIDE_BATCH];
 	unsigned int i, n, cpu = smp_processor_id();
-	unsigned long flags, when;
+	unsigned long flags;
 	bool wait = false;
+	s64 delta;
 
-	dtfd_race_delay();
 	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	if (dtfd_ride_any_due() && !dtfd_idle_tick_ok())
+	if (tick && dtfd_ride_any_due() && !dtfd_idle_tick_ok())
 		wait = true;
 	while (!wait && (n = dtfd_ride_take_due(batch))) {
 		spin_unlock_irqrestore(&dtfd_ride_lock, flags);
@@ -273,9 +300,30 @@ static void dtfd_rider_fn(struct timer_list *rider)
 			if (!--batch[i]->s.ride.riding)
 				wake_up_var(&batch[i]->s.ride.riding);
 	}
-	if (cpumask_test_cpu(cpu, &dtfd_ride_cpus) && dtfd_ride_target(&when))
-		mod_timer(rider, wait ? jiffies : when);	/* pinned: here */
+	if (cpumask_test_cpu(cpu, &dtfd_ride_cpus) && dtfd_ride_next(&delta)) {
+		/* pinned, and we run on its CPU: it stays here */
+		mod_timer(this_cpu_ptr(&dtfd_rider),
+			  wait ? jiffies : dtfd_ride_jiffy(delta));
+		if (!wait && delta > 0 && delta < TICK_NSEC && dtfd_cpu_busy())
+			hrtimer_start(finisher, ns_to_ktime(delta),
+				      HRTIMER_MODE_REL_PINNED_SOFT);
+	}
 	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
+}
+
+/* This CPU ticked at or after the jiffy the riders were aimed at. */
+static void dtfd_rider_fn(struct timer_list *rider)
+{
+	dtfd_race_delay();
+	dtfd_ride_run(true);
+}
+
+/* The earliest deadline, reached on a CPU found busy a tick ago. */
+static enum hrtimer_restart dtfd_finisher_fn(struct hrtimer *finisher)
+{
+	dtfd_race_delay();
+	dtfd_ride_run(false);
+	return HRTIMER_NORESTART;
 }
 
 static enum hrtimer_restart dtfd_ride_backstop_fn(struct hrtimer *t)
@@ -445,6 +493,7 @@ static int dtfd_ride_offline(unsigned int cpu)
 	cpumask_clear_cpu(cpu, &dtfd_ride_cpus);
 	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
 	timer_delete_sync(per_cpu_ptr(&dtfd_rider, cpu));
+	hrtimer_cancel(per_cpu_ptr(&dtfd_finisher, cpu));
 	return 0;
 }
 
@@ -455,9 +504,13 @@ static int dtfd_ride_init(void)
 
 	for (i = 0; i < DTFD_RIDE_CLOCKS; i++)
 		timerqueue_init_head(&dtfd_ride_queue[i]);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		timer_setup(per_cpu_ptr(&dtfd_rider, cpu), dtfd_rider_fn,
 			    TIMER_DEFERRABLE | TIMER_PINNED);
+		hrtimer_setup(per_cpu_ptr(&dtfd_finisher, cpu),
+			      dtfd_finisher_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_PINNED_SOFT);
+	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "dtimerfd:rider",
 				dtfd_ride_online, dtfd_ride_offline);
 	if (ret < 0)
@@ -471,8 +524,10 @@ static void dtfd_ride_exit(void)
 	unsigned int cpu;
 
 	cpuhp_remove_state(dtfd_ride_hp);
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		timer_shutdown_sync(per_cpu_ptr(&dtfd_rider, cpu));
+		hrtimer_cancel(per_cpu_ptr(&dtfd_finisher, cpu));
+	}
 }
 
 const struct dtfd_source dtfd_ride_source = {
