@@ -218,10 +218,12 @@ install-lib: userlib
 	$(if $(DESTDIR),,$(LDCONFIG))
 
 install-man:
-	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man4 \
+		$(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8
 	$(INSTALL) -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 man/dtimerfd.4 $(DESTDIR)$(MANDIR)/man4/
 	$(INSTALL) -m 644 man/dtimerfd.7 $(DESTDIR)$(MANDIR)/man7/
+	$(INSTALL) -m 644 man/dtimerfd-preload.8 $(DESTDIR)$(MANDIR)/man8/
 
 install-data:
 	$(INSTALL) -D -m 644 dist/60-dtimerfd.rules $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules
@@ -244,9 +246,10 @@ uninstall:
 	      $(patsubst man/%.3,$(DESTDIR)$(MANDIR)/man3/%.3,$(wildcard man/*.3)) \
 	      $(DESTDIR)$(MANDIR)/man4/dtimerfd.4 \
 	      $(DESTDIR)$(MANDIR)/man7/dtimerfd.7 \
+	      $(DESTDIR)$(MANDIR)/man8/dtimerfd-preload.8 \
 	      $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules $(DESTDIR)$(MODULESLOADDIR)/dtimerfd.conf
 	@$(call rmdir-empty,$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR) \
-	       $(addprefix $(DESTDIR)$(MANDIR)/,man3 man4 man7))
+	       $(addprefix $(DESTDIR)$(MANDIR)/,man3 man4 man7 man8))
 	$(if $(DESTDIR),,$(LDCONFIG))
 
 # make install here, README's commands (the module's in a guest), make

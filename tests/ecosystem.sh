@@ -28,7 +28,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..20"
+echo "1..27"
 
 "$eco/timer-demo" 1 1 2 >"$out" 2>&1
 check "examples: timer-demo, strict" "^0\.0[0-9][0-9]: timer started$" \
@@ -51,9 +51,38 @@ check "preload: without the shim, a plain timerfd" "fd: anon_inode:\[timerfd\]" 
 	"read: ok" "stdin: -1 Invalid argument" "badfd: -1 Bad file descriptor"
 
 LD_PRELOAD=$eco/lib/libdtimerfd-preload.so $ld "$eco/plain-timerfd" >"$out" 2>&1
-check "preload: default policy, every timer deferrable" "fd: anon_inode:\[dtimerfd\]" \
-	"dtimerfd-mode: deferrable" "read: ok" "interval: 20000000" \
+check "preload: default policy, a 20 ms timer deferrable by 2 ms at most" \
+	"fd: anon_inode:\[dtimerfd\]" "dtimerfd-mode: deferrable" \
+	"dtimerfd-max-defer-ns: 2000000$" "read: ok" "interval: 20000000" \
 	"stdin: -1 Invalid argument" "badfd: -1 Bad file descriptor"
+
+# The default bound: 10 % of the timer's own duration, at most 1 s; an
+# absolute time counts from now on the timer's clock; a timer told of
+# clock steps stays exact.
+LD_PRELOAD=$eco/lib/libdtimerfd-preload.so $ld "$eco/plain-timerfd" 5 0 abs >"$out" 2>&1
+check "preload: default policy, absolute 5 s ahead: bound 0.5 s" "settime: 0" \
+	"dtimerfd-mode: deferrable" "dtimerfd-max-defer-ns: 4999[0-9]\{5\}$"
+LD_PRELOAD=$eco/lib/libdtimerfd-preload.so $ld "$eco/plain-timerfd" 3600 60 >"$out" 2>&1
+check "preload: default policy, 60 s period: bound capped at 1 s" "settime: 0" \
+	"dtimerfd-mode: deferrable" "dtimerfd-max-defer-ns: 1000000000$"
+LD_PRELOAD=$eco/lib/libdtimerfd-preload.so $ld "$eco/plain-timerfd" 5 0 cancel >"$out" 2>&1
+check "preload: default policy, TFD_TIMER_CANCEL_ON_SET stays strict" "settime: 0" \
+	"dtimerfd-mode: strict"
+DTIMERFD_POLICY=bound=10%,exclude=plain-timerfd LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
+	$ld "$eco/plain-timerfd" 3600 60 >"$out" 2>&1
+check "preload: an excluded program's timers stay strict" "settime: 0" \
+	"dtimerfd-mode: strict"
+# Without DTIMERFD_POLICY, the configuration file's first policy line.
+mkdir -p /etc/dtimerfd
+printf '# system-wide policy\n\n  none   # for now\n' >/etc/dtimerfd/preload.conf
+LD_PRELOAD=$eco/lib/libdtimerfd-preload.so $ld "$eco/plain-timerfd" 3600 60 >"$out" 2>&1
+check "preload: /etc/dtimerfd/preload.conf says none: strict" "settime: 0" \
+	"dtimerfd-mode: strict"
+rm -rf /etc/dtimerfd
+DTIMERFD_POLICY=all LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
+	$ld "$eco/plain-timerfd" 3600 60 >"$out" 2>&1
+check "preload: DTIMERFD_POLICY=all defers without bound" "settime: 0" \
+	"dtimerfd-mode: deferrable" "dtimerfd-max-defer-ns: 0$"
 
 DTIMERFD_POLICY=none LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
 	$ld "$eco/plain-timerfd" >"$out" 2>&1
@@ -87,6 +116,7 @@ policy_typo() {
 policy_typo "preload: unknown DTIMERFD_POLICY=al: one warning, strict" al
 policy_typo "preload: DTIMERFD_POLICY=min-interval=1x (bad unit): one warning, strict" \
 	min-interval=1x
+policy_typo "preload: DTIMERFD_POLICY=bound=10 (no %): one warning, strict" bound=10
 policy_typo "preload: DTIMERFD_POLICY=min-value= (no duration): one warning, strict" \
 	min-value=
 

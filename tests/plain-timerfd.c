@@ -7,7 +7,10 @@
  *
  * With two arguments, VALUE_S INTERVAL_S (whole seconds, any long long),
  * it only arms a timer with them and prints settime's result and the
- * fdinfo mode: what DTIMERFD_POLICY made of those values.
+ * fdinfo mode and bound: what DTIMERFD_POLICY made of those values.  A
+ * third, "abs" or "cancel", arms VALUE_S from now as an absolute time, on
+ * CLOCK_MONOTONIC or (cancel) on CLOCK_REALTIME with
+ * TFD_TIMER_CANCEL_ON_SET.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -25,16 +28,20 @@ static void print_mode(int fd)
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	while (f && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "dtimerfd-mode:", 14))
+		if (!strncmp(line, "dtimerfd-mode:", 14) ||
+		    !strncmp(line, "dtimerfd-max-defer-ns:", 22))
 			printf("%s", line);
 	if (f)
 		fclose(f);
 }
 
-static int arm_only(const char *value, const char *interval)
+static int arm_only(const char *value, const char *interval, const char *how)
 {
+	int cancel = !strcmp(how, "cancel"), flags = 0;
+	clockid_t clk = cancel ? CLOCK_REALTIME : CLOCK_MONOTONIC;
 	struct itimerspec its = { { 0, 0 }, { 0, 0 } };
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	int fd = timerfd_create(clk, TFD_CLOEXEC);
+	struct timespec now;
 
 	if (fd < 0) {
 		perror("timerfd_create");
@@ -42,7 +49,13 @@ static int arm_only(const char *value, const char *interval)
 	}
 	its.it_value.tv_sec = (time_t)strtoll(value, NULL, 0);
 	its.it_interval.tv_sec = (time_t)strtoll(interval, NULL, 0);
-	printf("settime: %d\n", timerfd_settime(fd, 0, &its, NULL));
+	if (*how) {
+		clock_gettime(clk, &now);
+		its.it_value.tv_sec += now.tv_sec;
+		its.it_value.tv_nsec = now.tv_nsec;
+		flags = TFD_TIMER_ABSTIME | (cancel ? TFD_TIMER_CANCEL_ON_SET : 0);
+	}
+	printf("settime: %d\n", timerfd_settime(fd, flags, &its, NULL));
 	print_mode(fd);
 	return 0;
 }
@@ -55,8 +68,8 @@ int main(int argc, char **argv)
 	ssize_t n;
 	int ret, fd;
 
-	if (argc == 3)
-		return arm_only(argv[1], argv[2]);
+	if (argc == 3 || argc == 4)
+		return arm_only(argv[1], argv[2], argc == 4 ? argv[3] : "");
 	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (fd < 0) {
 		perror("timerfd_create");

@@ -429,4 +429,31 @@ TEST(nanosleep_eintr, T_DTFD_ONLY | T_NO_DEFER, 30)
 	EXPECTF(left > 0 && left <= SEC(2) - MS(150), "remain %lld ns", left);
 }
 
+/*
+ * A handler installed with SA_RESTART ends a sleep all the same:
+ * clock_nanosleep(2) is never restarted after a handler, whatever
+ * SA_RESTART says.  Both, side by side.
+ */
+TEST(nanosleep_eintr_sa_restart, T_DTFD_ONLY | T_NO_DEFER, 30)
+{
+	struct sigaction sa = { .sa_handler = on_alarm, .sa_flags = SA_RESTART };
+	struct itimerval it = { { 0, 0 }, { 0, 200000 } };
+	struct timespec req = { 2, 0 }, rem = { 0, 0 };
+	int i, r;
+
+	ASSERT_OK(sigaction(SIGALRM, &sa, NULL));
+	for (i = 0; i < 2; i++) {
+		long long t0 = h_now(CLOCK_MONOTONIC), took;
+
+		ASSERT_OK(setitimer(ITIMER_REAL, &it, NULL));
+		r = i ? dtimerfd_nanosleep(CLOCK_MONOTONIC, DTFD_TIMER_DEFERRABLE,
+					   &req, &rem) :
+			clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem);
+		took = h_now(CLOCK_MONOTONIC) - t0;
+		EXPECTF(r == EINTR && took < SEC(1), "%s: %s after %lld ns",
+			i ? "dtimerfd_nanosleep" : "clock_nanosleep",
+			strerror(r), took);
+	}
+}
+
 TEST_MAIN()

@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -381,7 +382,13 @@ DTFD_API int dtimerfd_nanosleep(clockid_t clockid, int flags,
 		err = errno;
 		goto out;
 	}
-	r = read(fd, &ticks, sizeof(ticks));
+	/*
+	 * poll(), not read(): a handler installed with SA_RESTART would
+	 * restart a read, and a sleep ends whatever SA_RESTART says.
+	 */
+	r = poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, -1);
+	if (r > 0)
+		r = read(fd, &ticks, sizeof(ticks));
 	if (r < 0) {
 		err = errno;
 		if (err == EINTR && remain && !(flags & DTFD_TIMER_ABSTIME) &&

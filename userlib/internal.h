@@ -20,4 +20,9 @@ int dtfd_real_timerfd_settime(int fd, int flags, const struct itimerspec *nv,
 			      struct itimerspec *ov);
 int dtfd_real_timerfd_gettime(int fd, struct itimerspec *cur);
 
+/* preload.c: the policy, for preload-sleep.c */
+#define DTFD_PRELOAD_CONF	"/etc/dtimerfd/preload.conf"
+extern int dtfd_pol_waits;
+int dtfd_policy(long long dur, unsigned long long *max_defer);
+
 #endif /* DTFD_INTERNAL_H */

@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later OR MIT
 /*
- * libdtimerfd-preload.so: LD_PRELOAD=libdtimerfd-preload.so makes an
- * unmodified program's timerfd_create/settime/gettime use /dev/dtimerfd,
- * arming deferrable timers as a policy from the environment says:
+ * libdtimerfd-preload.so: LD_PRELOAD=libdtimerfd-preload.so (or a line in
+ * /etc/ld.so.preload) makes an unmodified program's timers and timeouts
+ * deferrable, within the bounds of a policy (dtimerfd-preload(8)):
  *
- *   DTIMERFD_POLICY=all                 every timer deferrable (default)
- *   DTIMERFD_POLICY=none                dtimerfd, but strict: timerfd's twin
- *   DTIMERFD_POLICY=min-interval=DUR    periodic timers whose interval is
- *                                       at least DUR (e.g. 100ms, 1s, 500us)
- *   DTIMERFD_POLICY=min-value=DUR       timers first due DUR or more ahead
- *   anything else                       one line on stderr, then as none
+ *   bound=10%,max=1s     the default: each timer or timeout may come up
+ *                        to 10 % of its own duration late, at most 1 s
+ *   all                  deferrable without bound (timerfd timers only)
+ *   none                 nothing deferred; timerfds are strict dtimerfds
+ *   min-interval=DUR     timerfd timers with an interval of DUR or more
+ *   min-value=DUR        timerfd timers first due DUR or more ahead
+ *   ...,exclude=A:B      programs A and B (executable or argv[0] name)
+ *                        keep every timer and timeout exact
  *
- * Everything else passes through untouched: the descriptors are ordinary
- * file descriptors (close, read, poll, epoll, dup, fork and exec work as
- * with a timerfd); alarm clocks, programs whose timers are not dtimerfds
- * and machines without the module get the real timerfd calls.
+ * from DTIMERFD_POLICY, else the first line of /etc/dtimerfd/preload.conf.
+ * Text the shim does not understand: one line on stderr, then none.
+ * Never early, alarm clocks and TFD_TIMER_CANCEL_ON_SET timers exact.
+ *
+ * This file: the policy and the timerfd interposers; preload-sleep.c the
+ * sleeps and the waits with a timeout.  Everything else passes through:
+ * the descriptors are ordinary file descriptors, and programs whose timers
+ * are not dtimerfds and machines without the module get the real calls.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -35,10 +41,14 @@
 
 #define DTFD_API __attribute__((visibility("default")))
 
-enum policy { POL_ALL, POL_NONE, POL_MIN_INTERVAL, POL_MIN_VALUE };
+enum policy { POL_ALL, POL_NONE, POL_MIN_INTERVAL, POL_MIN_VALUE, POL_BOUND };
 
-static enum policy pol = POL_ALL;
-static long long pol_ns;
+static enum policy pol = POL_BOUND;
+static long long pol_ns;		/* min-interval, min-value */
+static unsigned int pol_pct = 10;	/* bound */
+static long long pol_max = 1000000000LL;
+/* sleeps and timeouts: only under bound (see preload-sleep.c) */
+int dtfd_pol_waits = 1;
 
 typedef int (*create_fn)(clockid_t, int);
 typedef int (*settime_fn)(int, int, const struct itimerspec *,
@@ -92,37 +102,144 @@ static long long parse_duration(const char *s)
 	return -1;
 }
 
-__attribute__((constructor)) static void preload_init(void)
+/* The program's names: argv[0]'s and the executable's. */
+static int excluded(const char *list)
+{
+	char exe[PATH_MAX], *base = NULL;
+	const char *p = list, *e;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = 0;
+		base = strrchr(exe, '/');
+		base = base ? base + 1 : exe;
+	}
+	for (; *p; p = *e ? e + 1 : e) {
+		size_t len;
+
+		e = strchrnul(p, ':');
+		len = (size_t)(e - p);
+		if (!len)
+			continue;
+		if ((strlen(program_invocation_short_name) == len &&
+		     !strncmp(program_invocation_short_name, p, len)) ||
+		    (base && strlen(base) == len && !strncmp(base, p, len)))
+			return 1;
+	}
+	return 0;
+}
+
+/* One item of the policy text; 0 if understood. */
+static int parse_item(char *item, int *exclude)
+{
+	char *v = strchr(item, '=');
+	long long ns;
+	char *end;
+
+	if (v)
+		*v++ = 0;
+	if (!v && !strcmp(item, "all")) {
+		pol = POL_ALL;
+	} else if (!v && !strcmp(item, "none")) {
+		pol = POL_NONE;
+	} else if (v && !strcmp(item, "bound")) {
+		unsigned long pct = strtoul(v, &end, 10);
+
+		if (end == v || strcmp(end, "%") || pct > 1000)
+			return -1;
+		pol = POL_BOUND;
+		pol_pct = (unsigned int)pct;
+	} else if (v && !strcmp(item, "max") && (ns = parse_duration(v)) >= 0) {
+		pol_max = ns;
+	} else if (v && !strcmp(item, "min-interval") &&
+		   (ns = parse_duration(v)) >= 0) {
+		pol = POL_MIN_INTERVAL;
+		pol_ns = ns;
+	} else if (v && !strcmp(item, "min-value") &&
+		   (ns = parse_duration(v)) >= 0) {
+		pol = POL_MIN_VALUE;
+		pol_ns = ns;
+	} else if (v && !strcmp(item, "exclude")) {
+		*exclude = excluded(v);
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* DTIMERFD_POLICY, else the configuration file's first policy line. */
+static const char *policy_text(char *buf, size_t size, const char **from)
 {
 	const char *p = getenv("DTIMERFD_POLICY");
-	long long ns;
+	FILE *f;
+
+	*from = "DTIMERFD_POLICY";
+	if (p)
+		return p;
+	*from = DTFD_PRELOAD_CONF;
+	f = fopen(DTFD_PRELOAD_CONF, "re");
+	if (!f)
+		return NULL;
+	while (fgets(buf, (int)size, f)) {
+		buf[strcspn(buf, "#\n")] = 0;
+		p = buf + strspn(buf, " \t");
+		if (*p)
+			break;
+		p = NULL;
+	}
+	fclose(f);
+	return p;
+}
+
+__attribute__((constructor)) static void preload_init(void)
+{
+	char buf[512], text[512], *item, *save;
+	int exclude = 0, bad = 0;
+	const char *p, *from;
 
 	real_create = (create_fn)dlsym(RTLD_NEXT, "timerfd_create");
 	real_settime = (settime_fn)dlsym(RTLD_NEXT, "timerfd_settime");
 	real_gettime = (gettime_fn)dlsym(RTLD_NEXT, "timerfd_gettime");
 
-	if (!p || !*p || !strcmp(p, "all"))
+	p = policy_text(buf, sizeof(buf), &from);
+	if (!p || !*p)
 		return;
-	if (!strcmp(p, "none")) {
-		pol = POL_NONE;
-	} else if (!strncmp(p, "min-interval=", 13) &&
-		   (ns = parse_duration(p + 13)) >= 0) {
-		pol = POL_MIN_INTERVAL;
-		pol_ns = ns;
-	} else if (!strncmp(p, "min-value=", 10) &&
-		   (ns = parse_duration(p + 10)) >= 0) {
-		pol = POL_MIN_VALUE;
-		pol_ns = ns;
-	} else {
+	snprintf(text, sizeof(text), "%s", p);
+	text[strcspn(text, " \t")] = 0;
+	for (item = strtok_r(text, ",", &save); item && !bad;
+	     item = strtok_r(NULL, ",", &save))
+		bad = parse_item(item, &exclude);
+	if (bad) {
 		/*
 		 * A typo must not make every timer deferrable (a watchdog's
 		 * among them): say so once, and keep timerfd's strictness.
 		 */
-		pol = POL_NONE;
 		fprintf(stderr,
-			"libdtimerfd-preload: DTIMERFD_POLICY=%s not understood (all, none, min-interval=DUR, min-value=DUR); timers stay strict\n",
-			p);
+			"libdtimerfd-preload: %s=%s not understood (see dtimerfd-preload(8)); timers stay strict\n",
+			from, p);
+		exclude = 1;
 	}
+	if (exclude)
+		pol = POL_NONE;
+	dtfd_pol_waits = pol == POL_BOUND;
+}
+
+/*
+ * How a timer or timeout @dur ns long (the interval of a periodic timer,
+ * else the time to its expiry; < 0: not known) is armed: 0 exact, 1
+ * deferrable with *max_defer (0: without bound).
+ */
+int dtfd_policy(long long dur, unsigned long long *max_defer)
+{
+	*max_defer = 0;
+	if (pol == POL_ALL)
+		return 1;
+	if (pol != POL_BOUND || dur <= 0)
+		return 0;
+	*max_defer = dur / 100 * pol_pct + dur % 100 * pol_pct / 100;
+	if (*max_defer > (unsigned long long)pol_max)
+		*max_defer = pol_max;
+	return *max_defer > 0;
 }
 
 /*
@@ -151,10 +268,35 @@ static int peek(const struct itimerspec *uptr, struct itimerspec *val)
 	       (ssize_t)sizeof(*val) ? 0 : -1;
 }
 
-static int want_deferrable(int flags, const struct itimerspec *uptr)
+/* The clocks of the timers created here, + 1, for absolute times. */
+static unsigned char fd_clock[4096];
+
+/* What the policy calls a timer's duration: its interval, else its wait. */
+static long long timer_duration(int fd, int flags, const struct itimerspec *v)
+{
+	long long val = ts_ns(&v->it_value), ivl = ts_ns(&v->it_interval);
+	struct timespec now;
+	long long n;
+
+	if (val <= 0 || ivl < 0)
+		return -1;
+	if (ivl)
+		return ivl;
+	if (!(flags & TFD_TIMER_ABSTIME))
+		return val;
+	if (fd < 0 || fd >= (int)sizeof(fd_clock) || !fd_clock[fd] ||
+	    clock_gettime(fd_clock[fd] - 1, &now))
+		return -1;
+	n = ts_ns(&now);
+	return val > n ? val - n : -1;
+}
+
+static int want_deferrable(int fd, int flags, const struct itimerspec *uptr,
+			   unsigned long long *max_defer)
 {
 	struct itimerspec v;
 
+	*max_defer = 0;
 	switch (pol) {
 	case POL_NONE:
 		return 0;
@@ -165,6 +307,10 @@ static int want_deferrable(int flags, const struct itimerspec *uptr)
 		/* an absolute time says nothing about how far ahead it is */
 		return !(flags & TFD_TIMER_ABSTIME) && !peek(uptr, &v) &&
 		       ts_ns(&v.it_value) >= pol_ns;
+	case POL_BOUND:
+		/* a timer told of clock steps is about wall-clock time: exact */
+		return !(flags & TFD_TIMER_CANCEL_ON_SET) && !peek(uptr, &v) &&
+		       dtfd_policy(timer_duration(fd, flags, &v), max_defer);
 	default:
 		return 1;
 	}
@@ -180,6 +326,8 @@ DTFD_API int timerfd_create(clockid_t clockid, int flags)
 	fd = dtimerfd_create(clockid, flags);
 	if (fd < 0 && errno == ENODEV)
 		return real_create(clockid, flags);
+	if (fd >= 0 && fd < (int)sizeof(fd_clock))
+		fd_clock[fd] = (unsigned char)(clockid + 1);
 	return fd;
 }
 
@@ -187,10 +335,15 @@ DTFD_API int timerfd_settime(int fd, int flags,
 			     const struct itimerspec *new_value,
 			     struct itimerspec *old_value)
 {
+	struct dtfd_tolerance tol = { .slack_ns = 0 };
 	int dflags = flags;
 
-	if (want_deferrable(flags, new_value))
+	if (want_deferrable(fd, flags, new_value, &tol.max_defer_ns)) {
 		dflags |= DTFD_TIMER_DEFERRABLE;
+		/* the bound, from this arming on; not ours: settime says so */
+		if (pol == POL_BOUND)
+			ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
+	}
 	if (!dtfd_settime_ioctl(fd, dflags, new_value, old_value))
 		return 0;
 	/*
