@@ -155,6 +155,7 @@ void bench_wake(void);
 void bench_late(void);
 void bench_mem(void);
 void bench_epoll(void);
+void bench_cross(void);
 
 #define die(...) do { fprintf(stderr, "dtbench: " __VA_ARGS__); \
 		      fprintf(stderr, "\n"); exit(1); } while (0)

@@ -7,7 +7,7 @@
  *   dtbench [--quick] [--reps N] [--cpu N] [--slack US,US] [--bound US,US]
  *           [TEST...]
  *
- * TEST is lat, ops, wake, late, mem or epoll; all of them by default.
+ * TEST is lat, ops, wake, late, mem, epoll or cross; all of them by default.
  * --slack and --bound: the two slacks (strict) and the two bounds
  * (deferrable) of the tolerance variants in wake and late, in
  * microseconds (default 1000,10000 and 20000,100000).
@@ -35,6 +35,7 @@ static const struct {
 	{ "late", bench_late },
 	{ "mem", bench_mem },
 	{ "epoll", bench_epoll },
+	{ "cross", bench_cross },
 };
 #define NTESTS	(sizeof(tests) / sizeof(tests[0]))
 

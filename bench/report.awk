@@ -384,6 +384,18 @@ END {
 			s == "" ? "-" : fmt(med(s)) " [" fmt(lo(s)) "-" fmt(hi(s)) "]"
 	}
 
+	if ("cross|deferrable|p99_100ms" in vals) {
+		printf "\nDeferrable lateness when the arming CPU idles (armed on CPU 0, read on busy CPU %s; us after the deadline;\n", info["cpu"]
+		printf "p50 / p99, medians over repetitions)\n"
+		printf "  %-8s %-26s %-26s %s\n", "interval", "deferrable (any CPU)", "per-CPU deferrable", "strict"
+		split("10ms 100ms 1s", ci, " ")
+		for (i = 1; i <= 3; i++)
+			printf "  %-8s %-26s %-26s %s\n", ci[i],
+				pair(medk("cross|deferrable|p50_" ci[i]), medk("cross|deferrable|p99_" ci[i])),
+				pair(medk("cross.percpu|deferrable|p50_" ci[i]), medk("cross.percpu|deferrable|p99_" ci[i])),
+				pair(medk("cross|strict|p50_" ci[i]), medk("cross|strict|p99_" ci[i]))
+	}
+
 	header("Memory and arming with " info["mem_timers"] " open armed timers")
 	row("slab bytes per timer", "mem", "bytes_per_timer")
 	row("create per s", "mem", "create_per_s")
@@ -448,6 +460,13 @@ END {
 		if (ks in vals)
 			note = note sprintf("; strict beside it: p99 %s us; difference %s us", fmt(med(vals[ks])), fmt(med(latediff[li[i]])))
 		check("deferrable lateness p99 at " li[i] " (us)", med(vals[k]), vals[k], "<=", late_target, note, " us")
+	}
+	split("10ms 100ms 1s", ci, " ")
+	for (i = 1; i <= 3; i++) {
+		k = "cross|deferrable|p99_" ci[i]
+		if (!(k in vals)) continue
+		check("deferrable p99 at " ci[i] ", armed on idle CPU 0 (us)", med(vals[k]), vals[k], "<=", late_target,
+			"1 jiffy (" fmt(jiffy_us) " us) + 500 us; per-CPU mode p99 " fmt(medk("cross.percpu|deferrable|p99_" ci[i])) " us", " us")
 	}
 	for (m = 2; m <= 3; m++) {
 		kn = "mem|native|bytes_per_timer"; ks = "mem|" mname[m] "|bytes_per_timer"

@@ -49,7 +49,7 @@ static void dtfd_alarm_cancel(struct dtfd_ctx *ctx)
 const struct dtfd_source dtfd_alarm_source = {
 	.mode		= "strict",
 	.clocks		= DTFD_ALARM_CLOCKS,
-	.deferrable	= false,
+	.flags		= 0,
 	.setup		= dtfd_alarm_setup,
 	.arm		= dtfd_alarm_arm,
 	.try_cancel	= dtfd_alarm_try_cancel,

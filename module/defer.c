@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Wake-up source for DTFD_TIMER_DEFERRABLE: a TIMER_DEFERRABLE timer_list,
- * which a busy CPU runs on its tick and an idle CPU never wakes for,
- * composed with a backstop hrtimer when the timer's max_defer bounds the
- * deferral.
+ * Wake-up source for DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU: the
+ * kernel's own TIMER_DEFERRABLE timer_list, queued on the CPU that armed
+ * the timer, which runs it on its tick while busy and never wakes for it
+ * when idle; composed with a backstop hrtimer when the timer's max_defer
+ * bounds the deferral.  It rides that one CPU's wake-ups only (ride.c
+ * rides any CPU's).
  *
  * The wheel's word is not trusted: the deadline is on the user's clock,
  * which jiffies do not follow across suspend or clock steps, and far
@@ -45,7 +47,7 @@
  * Beyond level 0 aim 7/8 of the way, short of the wheel's rounding, and
  * close in from there.
  */
-static unsigned long dtfd_defer_jiffies(s64 delta)
+unsigned long dtfd_defer_jiffies(s64 delta)
 {
 	u64 n = div_u64(delta - 1, TICK_NSEC);
 
@@ -258,9 +260,9 @@ static void dtfd_defer_shutdown(struct dtfd_ctx *ctx)
 }
 
 const struct dtfd_source dtfd_defer_source = {
-	.mode		= "deferrable",
+	.mode		= "deferrable-percpu",
 	.clocks		= DTFD_CLOCKS & ~DTFD_ALARM_CLOCKS,
-	.deferrable	= true,
+	.flags		= DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU,
 	.setup		= dtfd_defer_setup,
 	.arm		= dtfd_defer_arm,
 	.collect	= dtfd_defer_collect,

@@ -15,8 +15,12 @@
  *		delivery, the read harvest, re-arming, statistics
  *   hrtimer.c	wake-up source: an hrtimer (strict timers, as timerfd)
  *   alarm.c	wake-up source: an alarm (the _ALARM clocks)
- *   defer.c	wake-up source: a deferrable timer_list, composed with a
- *		backstop hrtimer when the deferral is bounded
+ *   ride.c	wake-up source: deferral to whichever CPU is awake, by one
+ *		rider timer_list per CPU (DTFD_TIMER_DEFERRABLE)
+ *   defer.c	wake-up source: a deferrable timer_list on the arming CPU
+ *		(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU)
+ *		both composed with a backstop hrtimer when the deferral is
+ *		bounded
  *   idle.c	when a deferrable timer may ride an idle CPU's tick
  *   clock.c	clock steps, resume and time namespaces
  */
@@ -29,6 +33,7 @@
 #include <linux/timekeeping.h>
 #include <linux/mutex.h>
 #include <linux/timer.h>
+#include <linux/timerqueue.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 
@@ -36,7 +41,9 @@
 
 /* The bits timerfd itself knows; fdinfo's "settime flags" shows only these. */
 #define DTFD_TFD_FLAGS		(DTFD_TIMER_ABSTIME | DTFD_TIMER_CANCEL_ON_SET)
-#define DTFD_SETTIME_FLAGS	(DTFD_TFD_FLAGS | DTFD_TIMER_DEFERRABLE)
+#define DTFD_SETTIME_FLAGS	(DTFD_TFD_FLAGS | DTFD_SOURCE_FLAGS)
+/* The settime bits that choose the wake-up source. */
+#define DTFD_SOURCE_FLAGS	(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU)
 
 /* The clocks timerfd_create(2) takes, by bit number. */
 #define DTFD_CLOCKS	(BIT(CLOCK_REALTIME) | BIT(CLOCK_MONOTONIC) | \
@@ -55,9 +62,11 @@ struct dtfd_ctx;
  * struct dtfd_source - a wake-up source: what tells a timer to look now
  * @mode:	  what fdinfo's dtimerfd-mode line says
  * @clocks:	  the clocks it serves, bit N for clock id N
- * @deferrable:	  it serves the timers armed with DTFD_TIMER_DEFERRABLE;
- *		  the first source in timer.c's table whose @clocks and
- *		  @deferrable match a settime is the timer's
+ * @flags:	  the DTFD_SOURCE_FLAGS bits of the settimes it serves; the
+ *		  first source in timer.c's table whose @clocks and @flags
+ *		  match a settime is the timer's
+ * @init:	  optional: module load, before any timer exists
+ * @exit:	  optional: module unload, after the last timer is gone
  * @setup:	  make the source ready for the context's clocks, when it
  *		  becomes the timer's or the clock changes; it is neither
  *		  armed nor running
@@ -85,7 +94,9 @@ struct dtfd_ctx;
 struct dtfd_source {
 	const char *mode;
 	unsigned long clocks;
-	bool deferrable;
+	unsigned int flags;
+	int (*init)(void);
+	void (*exit)(void);
 	void (*setup)(struct dtfd_ctx *ctx);
 	void (*arm)(struct dtfd_ctx *ctx, ktime_t now);
 	void (*collect)(struct dtfd_ctx *ctx, ktime_t now);
@@ -99,6 +110,7 @@ struct dtfd_source {
 extern const struct dtfd_source dtfd_hrtimer_source;
 extern const struct dtfd_source dtfd_alarm_source;
 extern const struct dtfd_source dtfd_defer_source;
+extern const struct dtfd_source dtfd_ride_source;
 
 /*
  * The deferrable source's state.  @backstop comes first so that it lies
@@ -113,18 +125,29 @@ struct dtfd_defer {
 	bool backstop_armed;
 };
 
+/* The system-wide deferrable source's state; @backstop as above. */
+struct dtfd_ride {
+	struct hrtimer backstop;
+	/* in its clock's queue of deadlines (ride.c) while queued */
+	struct timerqueue_node node;
+	/* riders holding it out of the queue; under ride.c's lock */
+	unsigned int riding;
+	bool backstop_armed;
+};
+
 struct dtfd_ctx {
 	/* the source watching the deadline; changes only in settime */
 	const struct dtfd_source *src;
 	/*
 	 * Per-source state.  The clock is fixed at creation, and an alarm
 	 * clock's timer never uses another source, so only the hrtimer and
-	 * the deferrable source ever share this space, in turn.
+	 * the deferrable sources ever share this space, in turn.
 	 */
 	union {
 		struct hrtimer hrt;
 		struct alarm alarm;
 		struct dtfd_defer defer;
+		struct dtfd_ride ride;
 	} s;
 	/*
 	 * Serialises settime: it re-initialises the source, which another
@@ -263,7 +286,11 @@ void dtfd_race_delay(void);
 static inline void dtfd_race_delay(void) { }
 #endif
 
+/* defer.c: jiffies from now to aim a deferrable timer_list at */
+unsigned long dtfd_defer_jiffies(s64 delta);
+
 /* idle.c */
+bool dtfd_cpu_busy(void);
 bool dtfd_idle_tick_ok(void);
 
 /* clock.c: clock changes, resume and time namespaces */

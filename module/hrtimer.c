@@ -52,7 +52,7 @@ static void dtfd_hrtimer_cancel(struct dtfd_ctx *ctx)
 const struct dtfd_source dtfd_hrtimer_source = {
 	.mode		= "strict",
 	.clocks		= DTFD_CLOCKS & ~DTFD_ALARM_CLOCKS,
-	.deferrable	= false,
+	.flags		= 0,
 	.setup		= dtfd_hrtimer_setup,
 	.arm		= dtfd_hrtimer_arm,
 	.try_cancel	= dtfd_hrtimer_try_cancel,

@@ -81,6 +81,17 @@ static bool dtfd_tick_found_idle(void)
 	return single_task_running() || dtfd_cpu_mostly_idle();
 }
 
+/*
+ * Is this CPU busy, so that an interrupt before its next tick would not
+ * pull it out of idle?  Busy when the interrupt came, and idle less than
+ * half the time since a callback last asked: a CPU that idles but for the
+ * short runs of the readers it wakes does not count.
+ */
+bool dtfd_cpu_busy(void)
+{
+	return !dtfd_tick_found_idle() && !dtfd_cpu_mostly_idle();
+}
+
 /* May a due deferrable timer be delivered on this tick? */
 bool dtfd_idle_tick_ok(void)
 {

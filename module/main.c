@@ -292,7 +292,8 @@ static long dtfd_ioctl_features(void __user *argp)
 		.version = DTFD_ABI_VERSION,
 		.features = DTFD_FEATURE_DEFERRABLE | DTFD_FEATURE_CANCEL_ON_SET |
 			    DTFD_FEATURE_ALARM | DTFD_FEATURE_SLACK |
-			    DTFD_FEATURE_BOUNDED | DTFD_FEATURE_STATS,
+			    DTFD_FEATURE_BOUNDED | DTFD_FEATURE_STATS |
+			    DTFD_FEATURE_ANY_CPU,
 		.settime_flags = DTFD_SETTIME_FLAGS,
 		.clocks = DTFD_CLOCKS,
 	};

@@ -30,6 +30,7 @@
 /* Tried in order; the first that accepts a clock and settime flags serves. */
 static const struct dtfd_source *const dtfd_sources[] = {
 	&dtfd_alarm_source,
+	&dtfd_ride_source,
 	&dtfd_defer_source,
 	&dtfd_hrtimer_source,
 };
@@ -68,12 +69,12 @@ int dtfd_valid_clock(int clockid)
 
 const struct dtfd_source *dtfd_source_for(int clockid, unsigned int flags)
 {
-	bool deferrable = flags & DTFD_TIMER_DEFERRABLE;
 	unsigned int i;
 
+	flags &= DTFD_SOURCE_FLAGS;
 	for (i = 0; i < ARRAY_SIZE(dtfd_sources); i++)
 		if ((dtfd_sources[i]->clocks & BIT(clockid)) &&
-		    dtfd_sources[i]->deferrable == deferrable)
+		    dtfd_sources[i]->flags == flags)
 			return dtfd_sources[i];
 	return NULL;
 }
@@ -513,13 +514,34 @@ void dtfd_timer_free(struct dtfd_ctx *ctx)
 	kmem_cache_free(dtfd_cachep, ctx);
 }
 
+static void dtfd_sources_exit(unsigned int n)
+{
+	while (n--)
+		if (dtfd_sources[n]->exit)
+			dtfd_sources[n]->exit();
+}
+
 int dtfd_timer_init(void)
 {
+	unsigned int i;
+	int ret;
+
 	dtfd_cachep = KMEM_CACHE(dtfd_ctx, SLAB_ACCOUNT);
-	return dtfd_cachep ? 0 : -ENOMEM;
+	if (!dtfd_cachep)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(dtfd_sources); i++) {
+		ret = dtfd_sources[i]->init ? dtfd_sources[i]->init() : 0;
+		if (ret) {
+			dtfd_sources_exit(i);
+			kmem_cache_destroy(dtfd_cachep);
+			return ret;
+		}
+	}
+	return 0;
 }
 
 void dtfd_timer_exit(void)
 {
+	dtfd_sources_exit(ARRAY_SIZE(dtfd_sources));
 	kmem_cache_destroy(dtfd_cachep);
 }

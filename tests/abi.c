@@ -87,6 +87,11 @@ _Static_assert(!(DTFD_TIMER_DEFERRABLE & (TFD_TIMER_ABSTIME |
 	       "DEFERRABLE bit");
 _Static_assert(!(DTFD_TIMER_DEFERRABLE & (O_CLOEXEC | O_NONBLOCK)),
 	       "DEFERRABLE vs O_*");
+/* PERCPU neither, nor DEFERRABLE */
+_Static_assert(!(DTFD_TIMER_PERCPU & (TFD_TIMER_ABSTIME |
+				      TFD_TIMER_CANCEL_ON_SET |
+				      DTFD_TIMER_DEFERRABLE |
+				      O_CLOEXEC | O_NONBLOCK)), "PERCPU bit");
 /* CREATE's flags are timerfd_create(2)'s */
 _Static_assert(DTFD_CLOEXEC == TFD_CLOEXEC && DTFD_NONBLOCK == TFD_NONBLOCK,
 	       "create flags");
@@ -225,7 +230,9 @@ TEST(features, T_DTFD_ONLY | T_NO_DEFER, 30)
 	EXPECT((f.settime_flags & 3) == 3);
 	EXPECT(!!(f.settime_flags & DTFD_TIMER_DEFERRABLE) ==
 	       !!(f.features & DTFD_FEATURE_DEFERRABLE));
-	EXPECT(!(f.settime_flags & ~7ULL));
+	EXPECT(!!(f.settime_flags & DTFD_TIMER_PERCPU) ==
+	       !!(f.features & DTFD_FEATURE_ANY_CPU));
+	EXPECT(!(f.settime_flags & ~15ULL));
 	EXPECT((f.clocks & 0x83) == 0x83);	/* REALTIME MONOTONIC BOOTTIME */
 	EXPECT(!!(f.features & DTFD_FEATURE_ALARM) ==
 	       ((f.clocks & 0x300) == 0x300));
@@ -235,7 +242,7 @@ TEST(features, T_DTFD_ONLY | T_NO_DEFER, 30)
 				DTFD_FEATURE_CANCEL_ON_SET |
 				DTFD_FEATURE_ALARM | DTFD_FEATURE_TIMENS |
 				DTFD_FEATURE_SLACK | DTFD_FEATURE_BOUNDED |
-				DTFD_FEATURE_STATS)));
+				DTFD_FEATURE_STATS | DTFD_FEATURE_ANY_CPU)));
 	/* the same answer before and after a CREATE; NULL and bad: EFAULT */
 	t = timer_open(fd);
 	g = get_features(fd);
@@ -585,9 +592,16 @@ TEST(settime_raw, T_DTFD_ONLY | T_NO_DEFER, 30)
 			continue;
 		EXPECT_ERR(ioctl(fd, SETTIME_NATIVE, &st), EINVAL);
 	}
-	/* every announced flag is accepted (a monotonic timer) */
+	/*
+	 * every announced flag is accepted (a monotonic timer); PERCPU only
+	 * qualifies DEFERRABLE: alone it is EINVAL
+	 */
 	for (bit = 0; bit < 32; bit++) {
 		st.flags = 1u << bit;
+		if (st.flags == DTFD_TIMER_PERCPU) {
+			EXPECT_ERR(ioctl(fd, SETTIME_NATIVE, &st), EINVAL);
+			st.flags |= DTFD_TIMER_DEFERRABLE;
+		}
 		if (f.settime_flags & st.flags)
 			EXPECTF(!ioctl(fd, SETTIME_NATIVE, &st),
 				"flag %#x: %s", st.flags, strerror(errno));

@@ -39,7 +39,12 @@ static int fd_clockid(int fd)
 static int defer_settime(int fd, int flags, const struct itimerspec *nv,
 			 struct itimerspec *ov)
 {
-	int r = dtimerfd_settime(fd, flags | DTFD_TIMER_DEFERRABLE, nv, ov);
+	/*
+	 * A test passing bit 3 means timerfd's unknown bit: PERCPU alone,
+	 * which is EINVAL as timerfd's answer is, not deferral per CPU.
+	 */
+	int r = dtimerfd_settime(fd, flags & DTFD_TIMER_PERCPU ? flags :
+				 flags | DTFD_TIMER_DEFERRABLE, nv, ov);
 	int c;
 
 	if (!r || errno != EINVAL)

@@ -172,9 +172,18 @@ static void check_its(const struct itimerspec *its, const char *what)
 			its->it_interval.tv_nsec);
 }
 
+/* strict, deferrable (any CPU) or per-CPU deferrable, at random */
+static int any_mode(struct worker *w)
+{
+	static const int mode[] = { 0, DTFD_TIMER_DEFERRABLE,
+				    DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU };
+
+	return mode[below(w, 3)];
+}
+
 static void do_settime(struct worker *w, int fd)
 {
-	int flags = below(w, 2) ? DTFD_TIMER_DEFERRABLE : 0;
+	int flags = any_mode(w);
 	long long v = period(w), iv = below(w, 3) ? period(w) : 0;
 	struct itimerspec its, old;
 	long r;
@@ -698,16 +707,20 @@ static void oracle_close(struct oracle *o)
 static void oracle_arm(struct oracle *o, struct worker *w)
 {
 	static const long long bound[] = { 1, 20000, MS(1) };
-	unsigned int m = (unsigned int)below(w, 3);
+	static const char *const name[] = { "strict", "deferrable",
+					    "bounded deferrable", "per-CPU deferrable" };
+	unsigned int m = (unsigned int)below(w, 4);
 	struct itimerspec its;
 
 	o->value = 100000 + (long long)below(w, MS(3));
 	o->period = 100000 + (long long)below(w, MS(3));
 	o->max_defer = m == 2 ? bound[below(w, 3)] : 0;
 	o->flags = m ? DTFD_TIMER_DEFERRABLE : 0;
+	if (m == 3)
+		o->flags |= DTFD_TIMER_PERCPU;
 	snprintf(o->what, sizeof(o->what), "%s %s period %lld us max_defer %lld ns",
 		 o->clock == CLOCK_BOOTTIME ? "BOOTTIME" : "MONOTONIC",
-		 m ? "deferrable" : "strict", o->period / 1000, o->max_defer);
+		 name[m], o->period / 1000, o->max_defer);
 	if (dtimerfd_set_tolerance(o->fd, 0, o->max_defer))
 		st_fail("%s: tolerance: %s", o->what, strerror(errno));
 	its = h_its(o->value, o->period);
@@ -819,7 +832,7 @@ static void *cancel_main(void *arg)
 			struct itimerspec its;
 
 			flags = DTFD_TIMER_ABSTIME | DTFD_TIMER_CANCEL_ON_SET |
-				(below(w, 2) ? DTFD_TIMER_DEFERRABLE : 0);
+				any_mode(w);
 			its = h_its(h_now(CLOCK_REALTIME) + SEC(3600), 0);
 			r = dtimerfd_settime(fd, flags, &its, NULL);
 			got = r < 0 && errno == ECANCELED;

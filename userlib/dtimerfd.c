@@ -41,8 +41,8 @@
 #endif
 
 #define DTFD_CREATE_FLAGS	(DTFD_CLOEXEC | DTFD_NONBLOCK)
-#define DTFD_SETTIME_FLAGS	(DTFD_TIMER_ABSTIME | DTFD_TIMER_CANCEL_ON_SET | \
-				 DTFD_TIMER_DEFERRABLE)
+/* the bits timerfd does not know, which the fallback and errors drop */
+#define DTFD_OWN_FLAGS		(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU)
 
 #ifndef CLOCK_BOOTTIME_ALARM
 #define CLOCK_BOOTTIME_ALARM	9
@@ -250,7 +250,7 @@ static int settime_foreign(int flags, const struct itimerspec *new_value,
 			   int fd_err)
 {
 	/* unknown bits stay set, so timerfd rejects them as we would */
-	int mapped = flags & ~DTFD_TIMER_DEFERRABLE;
+	int mapped = flags & ~DTFD_OWN_FLAGS;
 
 	/*
 	 * The system call itself, never libc's wrapper: glibc's 32-bit one
@@ -274,7 +274,7 @@ DTFD_API int dtimerfd_settime(int fd, int flags,
 
 	/* not a timer: a native timerfd from the fallback, or anything */
 	if (errno == ENOTTY && fallback_enabled())
-		return timerfd_settime(fd, flags & ~DTFD_TIMER_DEFERRABLE,
+		return timerfd_settime(fd, flags & ~DTFD_OWN_FLAGS,
 				       new_value, old_value);
 	err = errno;
 	kind = is_dtimerfd(fd);
@@ -351,7 +351,7 @@ DTFD_API int dtimerfd_nanosleep(clockid_t clockid, int flags,
 	int fd, err = 0;
 	ssize_t r;
 
-	if (flags & ~(DTFD_TIMER_ABSTIME | DTFD_TIMER_DEFERRABLE))
+	if (flags & ~(DTFD_TIMER_ABSTIME | DTFD_OWN_FLAGS))
 		return EINVAL;
 	fd = dtimerfd_create(clockid, DTFD_CLOEXEC);
 	if (fd < 0)

@@ -35,6 +35,12 @@
 #define DTFD_TIMER_ABSTIME		(1 << 0)
 #define DTFD_TIMER_CANCEL_ON_SET	(1 << 1)
 #define DTFD_TIMER_DEFERRABLE		(1 << 2)
+/*
+ * With DTFD_TIMER_DEFERRABLE only: ride the wake-ups of the CPU that armed
+ * the timer, not those of whichever CPU is awake (the kernel's own
+ * TIMER_DEFERRABLE).  Without DTFD_TIMER_DEFERRABLE, EINVAL.
+ */
+#define DTFD_TIMER_PERCPU		(1 << 3)
 
 /* Bits of dtfd_features.features */
 #define DTFD_FEATURE_DEFERRABLE		(1ULL << 0)
@@ -44,6 +50,7 @@
 #define DTFD_FEATURE_SLACK		(1ULL << 4)	/* dtfd_tolerance.slack_ns */
 #define DTFD_FEATURE_BOUNDED		(1ULL << 5)	/* dtfd_tolerance.max_defer_ns */
 #define DTFD_FEATURE_STATS		(1ULL << 6)	/* DTFD_IOC_GET_STATS */
+#define DTFD_FEATURE_ANY_CPU		(1ULL << 7)	/* deferrable rides any CPU */
 
 /**
  * struct dtfd_features - what this module supports (DTFD_IOC_FEATURES)
