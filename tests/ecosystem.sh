@@ -28,7 +28,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..27"
+echo "1..28"
 
 "$eco/timer-demo" 1 1 2 >"$out" 2>&1
 check "examples: timer-demo, strict" "^0\.0[0-9][0-9]: timer started$" \
@@ -146,6 +146,13 @@ DTIMERFD_DEVICE=/nonexistent LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
 	$ld "$eco/plain-timerfd" >"$out" 2>&1
 check "preload: without the device, the real timerfd" "fd: anon_inode:\[timerfd\]" \
 	"read: ok"
+
+# A device the program may not open (a service's DeviceAllow= gives EPERM;
+# here a directory gives EISDIR): the real timerfd all the same.
+DTIMERFD_DEVICE=/ LD_PRELOAD=$eco/lib/libdtimerfd-preload.so \
+	$ld "$eco/plain-timerfd" >"$out" 2>&1
+check "preload: a device that cannot be opened (EISDIR), the real timerfd" \
+	"fd: anon_inode:\[timerfd\]" "read: ok"
 
 DTIMERFD_DEVICE=/nonexistent "$eco/dtfd-probe" >"$out" 2>&1
 check "fallback: off by default, ENODEV without the device" "create: No such device"

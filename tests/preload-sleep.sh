@@ -31,4 +31,5 @@ echo "TAP version 13"
 	run "all" exact LD_PRELOAD="$shim" DTIMERFD_POLICY=all
 	run "excluded" exact LD_PRELOAD="$shim" DTIMERFD_POLICY=bound=10%,exclude=cron:sleep-shim
 	run "typo" exact LD_PRELOAD="$shim" DTIMERFD_POLICY=bound=10
+	run "no device" exact LD_PRELOAD="$shim" DTIMERFD_DEVICE=/nonexistent
 } | awk '/^(not )?ok / { n++; sub(/ok [0-9]+ /, "ok " n " ") } { print } END { print "1.." n }'

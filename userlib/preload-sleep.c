@@ -15,9 +15,11 @@
  * too many descriptors, a descriptor limit), the real call waits exactly.
  *
  * A thread's timers are created on first use, one per clock, close-on-exec
- * and above the descriptors a program usually uses; dropped in a forked
- * child and at thread exit; and never closed once the program has closed
- * or reused their number.
+ * and above the descriptors a program usually uses, at most 32 kept in a
+ * process (beyond, a wait's own timer is closed after it); closed in a
+ * forked child and at thread exit; and never closed once the program has
+ * closed or reused their number.  Without the device (no module yet, a
+ * sandbox), the shim tries again ten seconds later.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -69,35 +72,106 @@ static struct {
 	clock_nanosleep_fn clock_nanosleep;
 } real;
 
-/* A thread's wait timer on one clock, and the bound it was last given. */
+static long long ts_to_ns(const struct timespec *ts)
+{
+	if (ts->tv_sec > (INT64_MAX - NSEC) / NSEC)
+		return INT64_MAX;
+	return ts->tv_sec * NSEC + ts->tv_nsec;
+}
+
+static int ts_valid(const struct timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < NSEC;
+}
+
+static long long now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts_to_ns(&ts);
+}
+
+static struct timespec ns_to_ts(long long ns)
+{
+	struct timespec ts = { (time_t)(ns / NSEC), (long)(ns % NSEC) };
+
+	return ts;
+}
+
+/*
+ * The timers the shim keeps: a thread's, one per clock, and at most
+ * DTFD_KEPT in the whole process.  Beyond that a wait makes its own and
+ * closes it after: a program near its descriptor limit must not lose its
+ * slots to many threads' timers.
+ */
+#define DTFD_KEPT	32
+static atomic_int kept[DTFD_KEPT];	/* fd + 1 of each kept timer; 0: free */
+
 struct waiter {
 	int fd;
-	unsigned long long max_defer;
+	int slot;				/* in kept[] */
+	unsigned long long max_defer;		/* the bound it was last given */
 };
 
 enum { W_MONOTONIC, W_REALTIME, W_BOOTTIME, W_CLOCKS };
 
 static __thread struct waiter waiters[W_CLOCKS] = {
-	{ -1, 0 }, { -1, 0 }, { -1, 0 }
+	{ -1, -1, 0 }, { -1, -1, 0 }, { -1, -1, 0 }
 };
 static pthread_key_t waiter_key;
 
+/* No device (no module yet, a sandbox without it): retry only later. */
+static atomic_llong no_device_until;
+#define DTFD_NO_DEVICE_RETRY	(10 * NSEC)
+
+static int kept_take(int fd)
+{
+	int s, free;
+
+	for (s = 0; s < DTFD_KEPT; s++) {
+		free = 0;
+		if (atomic_compare_exchange_strong(&kept[s], &free, fd + 1))
+			return s;
+	}
+	return -1;
+}
+
+/* Forget a thread's timer; close it unless the program took its number. */
+static void waiter_forget(struct waiter *w, int ours)
+{
+	if (w->fd >= 0 && ours)
+		close(w->fd);
+	if (w->slot >= 0)
+		atomic_store(&kept[w->slot], 0);
+	*w = (struct waiter){ -1, -1, 0 };
+}
+
+/* At thread exit. */
 static void drop_waiters(void *unused)
 {
 	int i;
 
 	(void)unused;
-	for (i = 0; i < W_CLOCKS; i++) {
-		if (waiters[i].fd >= 0)
-			close(waiters[i].fd);
-		waiters[i].fd = -1;
-	}
+	for (i = 0; i < W_CLOCKS; i++)
+		waiter_forget(&waiters[i], 1);
 }
 
-/* The child's copies would share the parent's timers: its own, later. */
+/*
+ * A forked child has its parent's timers, and of their threads only the
+ * one that forked: it closes them all and makes its own.
+ */
 static void atfork_child(void)
 {
-	drop_waiters(NULL);
+	int s, v, i;
+
+	for (s = 0; s < DTFD_KEPT; s++) {
+		v = atomic_exchange(&kept[s], 0);
+		if (v)
+			close(v - 1);
+	}
+	for (i = 0; i < W_CLOCKS; i++)
+		waiters[i] = (struct waiter){ -1, -1, 0 };
 }
 
 static int sys_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
@@ -144,12 +218,19 @@ static int waiter_index(clockid_t clk)
  */
 static int waiter_create(clockid_t clk)
 {
-	int fd = dtimerfd_create(clk, DTFD_CLOEXEC | DTFD_NONBLOCK), hi;
-	struct rlimit rl;
+	long long t = now_ns(CLOCK_MONOTONIC);
 	rlim_t top = FD_SETSIZE;
+	struct rlimit rl;
+	int fd, hi;
 
-	if (fd < 0)
+	if (t < atomic_load(&no_device_until))
 		return -1;
+	fd = dtimerfd_create(clk, DTFD_CLOEXEC | DTFD_NONBLOCK);
+	if (fd < 0) {
+		if (errno != EMFILE && errno != ENFILE && errno != ENOMEM)
+			atomic_store(&no_device_until, t + DTFD_NO_DEVICE_RETRY);
+		return -1;
+	}
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < top)
 		top = rl.rlim_cur;
 	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - top / 4));
@@ -157,87 +238,86 @@ static int waiter_create(clockid_t clk)
 		close(fd);
 		fd = hi;
 	}
-	pthread_setspecific(waiter_key, waiters);
 	return fd;
 }
 
+/* Arm @fd, deferrable within @max_defer (*cur: the bound it has). */
+static int arm_fd(int fd, int abs, const struct timespec *ts,
+		  unsigned long long max_defer, unsigned long long *cur)
+{
+	struct dtfd_tolerance tol = { .max_defer_ns = max_defer };
+	struct itimerspec its = { { 0, 0 }, *ts };
+
+	if (*cur != max_defer && ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol))
+		return -1;
+	*cur = max_defer;
+	return dtfd_settime_ioctl(fd, DTFD_TIMER_DEFERRABLE |
+				  (abs ? DTFD_TIMER_ABSTIME : 0), &its, NULL);
+}
+
 /*
- * Arm this thread's timer of @clk for @ts (absolute with @abs), deferrable
- * within @max_defer; its descriptor, or -1 (then the caller waits exactly).
- * ENOTTY or EBADF: the program closed or reused our number, which is then
- * its own: forget it and make another, once.
+ * Arm a timer of this thread on @clk for @ts (absolute with @abs),
+ * deferrable within @max_defer: its descriptor (*temp: to be closed
+ * after the wait), or -1: then the caller waits exactly.  ENOTTY or
+ * EBADF: the program closed or reused our number, which is then its own:
+ * forget it and make another, once.
  */
 static int waiter_arm(clockid_t clk, int abs, const struct timespec *ts,
-		      unsigned long long max_defer)
+		      unsigned long long max_defer, int *temp)
 {
-	struct itimerspec its = { { 0, 0 }, *ts };
-	int i = waiter_index(clk), tries, err = errno;
+	int i = waiter_index(clk), tries, err = errno, fd;
+	unsigned long long none = 0;
 	struct waiter *w;
 
+	*temp = 0;
 	if (i < 0)
 		return -1;
 	w = &waiters[i];
 	for (tries = 0; tries < 2; tries++) {
-		struct dtfd_tolerance tol = { .max_defer_ns = max_defer };
-
 		if (w->fd < 0) {
-			w->fd = waiter_create(clk);
-			w->max_defer = 0;
-			if (w->fd < 0)
+			fd = waiter_create(clk);
+			if (fd < 0)
 				break;
+			w->slot = kept_take(fd);
+			if (w->slot < 0) {
+				*temp = 1;
+				if (!arm_fd(fd, abs, ts, max_defer, &none)) {
+					errno = err;
+					return fd;
+				}
+				close(fd);
+				break;
+			}
+			w->fd = fd;
+			w->max_defer = 0;
+			pthread_setspecific(waiter_key, waiters);
 		}
-		if ((w->max_defer == max_defer ||
-		     !ioctl(w->fd, DTFD_IOC_SET_TOLERANCE, &tol)) &&
-		    !dtfd_settime_ioctl(w->fd, DTFD_TIMER_DEFERRABLE |
-					(abs ? DTFD_TIMER_ABSTIME : 0),
-					&its, NULL)) {
-			w->max_defer = max_defer;
+		if (!arm_fd(w->fd, abs, ts, max_defer, &w->max_defer)) {
 			errno = err;
 			return w->fd;
 		}
 		if (errno != ENOTTY && errno != EBADF)
 			break;
-		w->fd = -1;
+		waiter_forget(w, 0);
 	}
 	errno = err;
 	return -1;
 }
 
-/* The wait ended before the timer: disarm it, so it wakes nobody later. */
-static void waiter_disarm(int fd)
+/*
+ * The wait is over: a temporary timer is closed, a kept one disarmed
+ * unless it fired, so that it wakes nobody later.
+ */
+static void waiter_release(int fd, int temp, int fired)
 {
 	static const struct itimerspec zero;
 	int err = errno;
 
-	dtfd_settime_ioctl(fd, 0, &zero, NULL);
+	if (temp)
+		close(fd);
+	else if (!fired)
+		dtfd_settime_ioctl(fd, 0, &zero, NULL);
 	errno = err;
-}
-
-static long long ts_to_ns(const struct timespec *ts)
-{
-	if (ts->tv_sec > (INT64_MAX - NSEC) / NSEC)
-		return INT64_MAX;
-	return ts->tv_sec * NSEC + ts->tv_nsec;
-}
-
-static int ts_valid(const struct timespec *ts)
-{
-	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < NSEC;
-}
-
-static long long now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts_to_ns(&ts);
-}
-
-static struct timespec ns_to_ts(long long ns)
-{
-	struct timespec ts = { (time_t)(ns / NSEC), (long)(ns % NSEC) };
-
-	return ts;
 }
 
 /*
@@ -269,7 +349,7 @@ static int ppoll_deferred(struct pollfd *fds, nfds_t n,
 	static const struct timespec zero;
 	struct pollfd copy[DTFD_POLL_MAX + 1];
 	unsigned long long max_defer;
-	int r, fd, fired, err;
+	int r, fd, fired, err, temp;
 	nfds_t i;
 
 	if (n > DTFD_POLL_MAX || !deferred(ts, &max_defer))
@@ -278,15 +358,14 @@ static int ppoll_deferred(struct pollfd *fds, nfds_t n,
 	if (r)
 		return r;
 	memcpy(copy, fds, n * sizeof(*fds));
-	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer);
+	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer, &temp);
 	if (fd < 0)
 		return real.ppoll(fds, n, ts, mask);
 	copy[n] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	r = real.ppoll(copy, n + 1, NULL, mask);
 	err = errno;
 	fired = r > 0 && copy[n].revents;
-	if (!fired)
-		waiter_disarm(fd);
+	waiter_release(fd, temp, fired);
 	if (r < 0 && err == EINVAL)	/* one descriptor over the limit */
 		return real.ppoll(fds, n, ts, mask);
 	if (r < 0) {
@@ -329,7 +408,7 @@ static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	fd_set set[3], *user[3] = { rd, wr, ex }, *arg[3];
 	size_t bytes = ((size_t)nfds + 7) / 8;
 	long long deadline;
-	int i, r, fd, fired, err;
+	int i, r, fd, fired, err, temp;
 
 	if (nfds < 0 || nfds > FD_SETSIZE || !deferred(ts, &max_defer))
 		return -2;
@@ -342,10 +421,10 @@ static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		}
 	}
 	deadline = now_ns(CLOCK_MONOTONIC) + ts_to_ns(ts);
-	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer);
+	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer, &temp);
 	if (fd < 0 || fd >= FD_SETSIZE) {
 		if (fd >= 0)
-			waiter_disarm(fd);
+			waiter_release(fd, temp, 0);
 		return -2;
 	}
 	if (!rd) {
@@ -357,8 +436,7 @@ static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 			 NULL, mask);
 	err = errno;
 	fired = r > 0 && FD_ISSET(fd, &set[0]);
-	if (!fired)
-		waiter_disarm(fd);
+	waiter_release(fd, temp, fired);
 	if (left) {
 		long long rest = deadline - now_ns(CLOCK_MONOTONIC);
 
@@ -418,14 +496,14 @@ static int epoll_deferred(int epfd, struct epoll_event *ev, int max,
 {
 	struct pollfd pfd[2] = { { .fd = epfd, .events = POLLIN } };
 	unsigned long long max_defer;
-	int r, fd, err;
+	int r, fd, temp;
 
 	if (!deferred(ts, &max_defer))
 		return real.epoll_pwait2(epfd, ev, max, ts, mask);
 	r = real.epoll_pwait(epfd, ev, max, 0, mask);
 	if (r)
 		return r;
-	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer);
+	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer, &temp);
 	if (fd < 0)
 		return real.epoll_pwait2(epfd, ev, max, ts, mask);
 	pfd[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
@@ -436,10 +514,7 @@ static int epoll_deferred(int epfd, struct epoll_event *ev, int max,
 		else if (r > 0)
 			r = 0;		/* our timer alone: the timeout */
 	} while (r == 0 && !pfd[1].revents);
-	err = errno;
-	if (!pfd[1].revents)
-		waiter_disarm(fd);
-	errno = err;
+	waiter_release(fd, temp, pfd[1].revents);
 	return r;
 }
 
@@ -488,7 +563,7 @@ DTFD_API int clock_nanosleep(clockid_t clk, int flags,
 	long long dur, deadline;
 	struct timespec t;
 	struct pollfd pfd;
-	int fd, r, abs = flags & TIMER_ABSTIME;
+	int fd, r, temp, abs = flags & TIMER_ABSTIME;
 
 	if (!dtfd_pol_waits || waiter_index(clk) < 0 || (flags & ~TIMER_ABSTIME) ||
 	    copy_in(&t, req, sizeof(t)) || !ts_valid(&t))
@@ -497,15 +572,15 @@ DTFD_API int clock_nanosleep(clockid_t clk, int flags,
 	dur = abs ? deadline - now_ns(clk) : ts_to_ns(&t);
 	if (dur <= 0 || !dtfd_policy(dur, &max_defer))
 		return real.clock_nanosleep(clk, flags, req, rem);
-	fd = waiter_arm(clk, abs, &t, max_defer);
+	fd = waiter_arm(clk, abs, &t, max_defer, &temp);
 	if (fd < 0)
 		return real.clock_nanosleep(clk, flags, req, rem);
 	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
 	r = real.ppoll(&pfd, 1, NULL, NULL);
+	waiter_release(fd, temp, r > 0);
 	if (r > 0)
 		return 0;
 	r = errno;
-	waiter_disarm(fd);
 	if (r == EINTR && rem && !abs) {
 		long long rest = deadline - now_ns(clk);
 

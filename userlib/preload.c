@@ -323,8 +323,13 @@ DTFD_API int timerfd_create(clockid_t clockid, int flags)
 	/* an alarm must wake the machine: leave those to timerfd */
 	if (clockid == CLOCK_REALTIME_ALARM || clockid == CLOCK_BOOTTIME_ALARM)
 		return real_create(clockid, flags);
+	/*
+	 * Any failure, not only a missing module: a service's DeviceAllow=
+	 * makes the open EPERM, and systemd-logind failed to start when that
+	 * reached it.  The real call then fails, or not, as timerfd does.
+	 */
 	fd = dtimerfd_create(clockid, flags);
-	if (fd < 0 && errno == ENODEV)
+	if (fd < 0)
 		return real_create(clockid, flags);
 	if (fd >= 0 && fd < (int)sizeof(fd_clock))
 		fd_clock[fd] = (unsigned char)(clockid + 1);

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+"""A GLib main loop with g_timeout_add (250 ms) and
+g_timeout_add_seconds (1 s): poll()'s timeout.  On SIGTERM prints
+"glib timeouts N early E max-late-ms L"."""
+import signal
+import time
+
+from gi.repository import GLib
+
+stats = {"n": 0, "early": 0, "late": 0.0}
+
+
+def timer(period, exact):
+    due = [time.monotonic() + period]
+
+    def fire():
+        now = time.monotonic()
+        late = now - due[0]
+        stats["n"] += 1
+        # GLib's loop time is taken before dispatch, and rounded to the
+        # ms; g_timeout_add_seconds() fires anywhere in its second
+        if exact and late < -5e-3:
+            stats["early"] += 1
+        stats["late"] = max(stats["late"], late)
+        due[0] = now + period
+        return True
+    return fire
+
+
+loop = GLib.MainLoop()
+GLib.timeout_add(250, timer(0.25, True))
+GLib.timeout_add_seconds(1, timer(1.0, False))
+GLib.unix_signal_add(GLib.PRIORITY_DEFAULT, signal.SIGTERM, loop.quit)
+loop.run()
+print("glib timeouts %d early %d max-late-ms %.1f"
+      % (stats["n"], stats["early"], stats["late"] * 1e3), flush=True)
