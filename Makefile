@@ -19,6 +19,10 @@
 #                        nothing left (root; scripts/install-test)
 #   make check-dkms      dkms add/build/install/remove on each kernel (root)
 #   make check-dracut    boot with a dracut initramfs, module from install (root)
+#   make check-system    a real Debian 12 (systemd, udev) booted with dtimerfd
+#                        installed, without and with the shim in ld.so.preload:
+#                        checks and idle wake-ups (root; vm/system/)
+#   make demo-system     the same boots, only the wake-ups side by side
 #   make check-host-trixie  make deps && make check in a Debian 13 root (root)
 #   make check-debug     suite, 10M fuzz calls, 10 min stress, 1,000 load/unload
 #                        cycles on the KASAN/lockdep/kmemleak kernel (~40 min)
@@ -275,6 +279,17 @@ check-dkms:
 
 # The README's commands on Debian 13: make deps && make check in a fresh
 # clone inside a debootstrapped trixie root (scripts/check-host; root).
+# A real Debian 12 system in the guest (vm/system/build, vm/system/check):
+# `make install` in its root, module from modules-load.d, node from the
+# udev rule, then the shim in /etc/ld.so.preload.
+.PHONY: system-image check-system demo-system
+system-image:
+	vm/system/build
+check-system:
+	vm/system/check
+demo-system:
+	vm/system/check --demo
+
 check-host-trixie:
 	scripts/check-host trixie
 
