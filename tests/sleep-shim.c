@@ -132,6 +132,20 @@ static void timed(const struct calls *c, const char *what, long long t0,
 	   want / 1e6);
 }
 
+/*
+ * SIGUSR1 blocked (*block) and pending, its handler armed; *none: no
+ * signal blocked, for a p* call's mask to let it in; *old: the mask before.
+ */
+static void usr1_pending(sigset_t *block, sigset_t *none, sigset_t *old)
+{
+	sigemptyset(block);
+	sigaddset(block, SIGUSR1);
+	sigemptyset(none);
+	alarm_in(0);
+	sigprocmask(SIG_BLOCK, block, old);
+	raise(SIGUSR1);
+}
+
 static void t_poll(const struct calls *c)
 {
 	int p[2], r, e;
@@ -190,12 +204,7 @@ static void t_ppoll(const struct calls *c)
 	long long t0;
 	int r, e;
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigemptyset(&none);
-	alarm_in(0);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	raise(SIGUSR1);
+	usr1_pending(&block, &none, &old);
 	t0 = now(CLOCK_MONOTONIC);
 	r = c->ppoll(NULL, 0, &ts, &block);	/* still blocked: times out */
 	ok(r == 0 && handled == 0, "%s: ppoll with the signal blocked: %d",
@@ -333,12 +342,7 @@ static void t_epoll(const struct calls *c)
 	   "%s: epoll_wait interrupted (SA_RESTART): %d %s", c->name, r,
 	   strerror(e));
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigemptyset(&none);
-	alarm_in(0);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	raise(SIGUSR1);
+	usr1_pending(&block, &none, &old);
 	r = c->epoll_pwait(ep, out, 4, 40, &block);
 	ok(r == 0 && handled == 0, "%s: epoll_pwait, signal blocked: %d",
 	   c->name, r);
