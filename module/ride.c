@@ -241,6 +241,7 @@ static void dtfd_ride_deliver_taken(struct dtfd_ctx *ctx)
 	bool taken = false;
 	ktime_t now;
 
+	dtfd_race_delay();
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
 	if (ctx->queued) {
 		now = dtfd_now(ctx);
@@ -462,9 +463,17 @@ static void dtfd_ride_cancel(struct dtfd_ctx *ctx)
 	hrtimer_cancel(&ctx->s.ride.backstop);
 }
 
-/* Out of the queue, and no rider left holding it. */
+/*
+ * Out of the queue, and no rider left holding it.  Not queued any more
+ * first: a rider holding it would otherwise put it back in the queue
+ * when CLOCK_REALTIME stepped back behind its deadline, and the timer
+ * would be freed in the queue (a use-after-free the stress test found).
+ */
 static void dtfd_ride_shutdown(struct dtfd_ctx *ctx)
 {
+	spin_lock_irq(&ctx->wqh.lock);
+	ctx->queued = false;
+	spin_unlock_irq(&ctx->wqh.lock);
 	dtfd_ride_unqueue(ctx);
 	dtfd_ride_cancel(ctx);
 }
