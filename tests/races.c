@@ -151,6 +151,56 @@ TEST(clock_step_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	h_clock_restore();
 }
 
+/*
+ * Issue 15's riders: one takes a due CLOCK_REALTIME deferrable timer out
+ * of the queue and (with the knob) holds it 300 ms before delivering it;
+ * meanwhile the clock steps back behind the deadline and the timer is
+ * closed.  Before the fix the rider put the closing timer back in the
+ * queue, where it was freed, and arming the next timer walked poisoned
+ * memory.  Only with the debug module (make check-stress): without the
+ * knob the window is a few instructions wide.
+ */
+TEST(ride_step_back_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
+{
+	long long hold = MS(300);
+	pthread_t spin;
+	int i;
+
+	require_cpus(2);
+	h_require_clock_set();
+	if (!have_knob())
+		h_skip("needs the debug module's race_delay_us (make check-stress)");
+	ASSERT_OK(param_set("race_delay_fixed", 1));
+	ASSERT_OK(param_set("race_delay_us", hold / 1000));
+	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
+	ASSERT(!pthread_create(&spin, NULL, spinner, NULL));
+	pin(1);
+	for (i = 0; i < 3; i++) {
+		struct itimerspec its = h_its(h_now(CLOCK_REALTIME) + MS(5), 0);
+		int fd = dtimerfd_create(CLOCK_REALTIME, DTFD_NONBLOCK);
+
+		ASSERT_OK(fd);
+		ASSERT_OK(dtimerfd_settime(fd, DTFD_TIMER_DEFERRABLE |
+					   DTFD_TIMER_ABSTIME, &its, NULL));
+		/* a rider waits 300 ms, takes it, holds it 300 ms more */
+		h_sleep_ns(MS(5) + hold + MS(100));
+		ASSERT_OK(h_clock_step(-SEC(10)));
+		close(fd);			/* waits for the rider */
+		ASSERT_OK(h_clock_step(SEC(10)));
+		/* the next timer walks the queue the closed one was in */
+		fd = dtimerfd_create(CLOCK_REALTIME, DTFD_NONBLOCK);
+		ASSERT_OK(fd);
+		its = h_its(h_now(CLOCK_REALTIME) + SEC(1), 0);
+		EXPECT_OK(dtimerfd_settime(fd, DTFD_TIMER_DEFERRABLE |
+					   DTFD_TIMER_ABSTIME, &its, NULL));
+		close(fd);
+	}
+	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
+	pthread_join(spin, NULL);
+	param_set("race_delay_us", 0);
+	h_clock_restore();
+}
+
 /* ---- backstop_early ---------------------------------------------------- */
 
 struct shared {
