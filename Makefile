@@ -22,7 +22,9 @@
 #   make check-system    a real Debian 12 (systemd, udev) booted with dtimerfd
 #                        installed, without and with the shim in ld.so.preload:
 #                        checks and idle wake-ups (root; vm/system/)
-#   make demo-system     the same boots, only the wake-ups side by side
+#   make demo-system     the same boots, only the wake-ups side by side (bars)
+#   make check-system-suites  CPython's own tests there: without the shim,
+#                        under policy none and the default (root; ~1 h)
 #   make check-host-trixie  make deps && make check in a Debian 13 root (root)
 #   make check-debug     suite, 10M fuzz calls, 10 min stress, 1,000 load/unload
 #                        cycles on the KASAN/lockdep/kmemleak kernel (~40 min)
@@ -282,13 +284,17 @@ check-dkms:
 # A real Debian 12 system in the guest (vm/system/build, vm/system/check):
 # `make install` in its root, module from modules-load.d, node from the
 # udev rule, then the shim in /etc/ld.so.preload.
-.PHONY: system-image check-system demo-system
+# check-system-suites: CPython's own tests in that system, without the
+# shim, under policy none and under the default (an hour of TCG).
+.PHONY: system-image check-system demo-system check-system-suites
 system-image:
 	vm/system/build
 check-system:
 	vm/system/check
 demo-system:
 	vm/system/check --demo
+check-system-suites:
+	vm/system/check --suites
 
 check-host-trixie:
 	scripts/check-host trixie
