@@ -116,6 +116,7 @@ check: deps
 	$(MAKE) all
 	$(MAKE) lint
 	$(MAKE) bench-smoke
+	vm/selftest --kernel $(KVER)
 	vm/check
 	SMP=4 vm/check deferrable-m64
 
