@@ -68,7 +68,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
 .PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
-	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
+	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
 	check-all clean clean-module help
@@ -173,10 +173,14 @@ check-all: deps
 	echo "check-all: $${failed:+failed:$$failed}$${failed:-all passed}"; \
 	exit $$rc
 
-lint: uapi-check checkpatch sparse warnings man-check
+lint: uapi-check checkpatch sparse warnings man-check version-check
 
 man-check:
 	scripts/man-check
+
+# VERSION against everything made from it or stating it (userlib/version-check)
+version-check: userlib
+	userlib/version-check
 
 # W=1 adds kernel-doc and extra warnings: the module must stay silent.
 warnings: kdir-check
