@@ -214,12 +214,14 @@ install-module: module
 		CONFIG_MODULE_SIG_ALL= DEPMOD=true modules_install
 	$(if $(DESTDIR),@echo "  DEPMOD  skipped for DESTDIR=$(DESTDIR)",depmod $(KVER))
 
+# The shared object under the names userlib/Makefile gave it (from VERSION).
 install-lib: userlib
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 644 userlib/libdtimerfd.a $(DESTDIR)$(LIBDIR)/
-	$(INSTALL) -m 755 userlib/libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
-	ln -sf libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdtimerfd.so.1
-	ln -sf libdtimerfd.so.1 $(DESTDIR)$(LIBDIR)/libdtimerfd.so
+	soname=$$(readlink userlib/libdtimerfd.so) && real=$$(readlink userlib/$$soname) && \
+	$(INSTALL) -m 755 userlib/$$real $(DESTDIR)$(LIBDIR)/ && \
+	ln -sf $$real $(DESTDIR)$(LIBDIR)/$$soname && \
+	ln -sf $$soname $(DESTDIR)$(LIBDIR)/libdtimerfd.so
 	$(INSTALL) -m 755 userlib/libdtimerfd-preload.so $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 userlib/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h
 	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h
