@@ -68,7 +68,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
 .PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
-	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
+	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
 	check-all clean clean-module help
@@ -173,10 +173,14 @@ check-all: deps
 	echo "check-all: $${failed:+failed:$$failed}$${failed:-all passed}"; \
 	exit $$rc
 
-lint: uapi-check checkpatch sparse warnings man-check
+lint: uapi-check checkpatch sparse warnings man-check version-check
 
 man-check:
 	scripts/man-check
+
+# VERSION against everything made from it or stating it (userlib/version-check)
+version-check: userlib
+	userlib/version-check
 
 # W=1 adds kernel-doc and extra warnings: the module must stay silent.
 warnings: kdir-check
@@ -210,12 +214,14 @@ install-module: module
 		CONFIG_MODULE_SIG_ALL= DEPMOD=true modules_install
 	$(if $(DESTDIR),@echo "  DEPMOD  skipped for DESTDIR=$(DESTDIR)",depmod $(KVER))
 
+# The shared object under the names userlib/Makefile gave it (from VERSION).
 install-lib: userlib
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR)
 	$(INSTALL) -m 644 userlib/libdtimerfd.a $(DESTDIR)$(LIBDIR)/
-	$(INSTALL) -m 755 userlib/libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
-	ln -sf libdtimerfd.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdtimerfd.so.1
-	ln -sf libdtimerfd.so.1 $(DESTDIR)$(LIBDIR)/libdtimerfd.so
+	soname=$$(readlink userlib/libdtimerfd.so) && real=$$(readlink userlib/$$soname) && \
+	$(INSTALL) -m 755 userlib/$$real $(DESTDIR)$(LIBDIR)/ && \
+	ln -sf $$real $(DESTDIR)$(LIBDIR)/$$soname && \
+	ln -sf $$soname $(DESTDIR)$(LIBDIR)/libdtimerfd.so
 	$(INSTALL) -m 755 userlib/libdtimerfd-preload.so $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 userlib/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h
 	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h

@@ -4,7 +4,8 @@
  *
  * The fast path of every call is one system call: timers are made by an
  * ioctl on one control descriptor per process (/dev/dtimerfd is a
- * factory, see dtimerfd(4)), opened on first use.  Errors are shaped
+ * factory, see dtimerfd(4)), opened on first use; ioctl.c marshals every
+ * ioctl, for this file and the preload shim.  Errors are shaped
  * after timerfd's only when the kernel could not shape them itself: the
  * module sees nothing when the fd is bad or is not a dtimerfd, so for
  * those the library reproduces the order in which timerfd_settime(2)
@@ -14,11 +15,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/timerfd.h>
@@ -29,16 +28,6 @@
 #include "internal.h"
 
 #define DTFD_API __attribute__((visibility("default")))
-
-#ifdef DTFD_PRELOAD
-/*
- * Inside libdtimerfd-preload.so the timerfd_*() names are the shim's own
- * interposers; the native calls this file makes must reach libc's.
- */
-#define timerfd_create		dtfd_real_timerfd_create
-#define timerfd_settime		dtfd_real_timerfd_settime
-#define timerfd_gettime		dtfd_real_timerfd_gettime
-#endif
 
 #define DTFD_CREATE_FLAGS	(DTFD_CLOEXEC | DTFD_NONBLOCK)
 /* the bits timerfd does not know, which the fallback and errors drop */
@@ -57,19 +46,6 @@
 #else
 #define DTFD_SYS_TIMERFD_SETTIME	SYS_timerfd_settime
 #endif
-
-/* The ioctls matching this build's struct itimerspec */
-#define DTFD_IOC_SETTIME \
-	(sizeof(time_t) == 8 ? DTFD_IOC_SETTIME64 : DTFD_IOC_SETTIME32)
-#define DTFD_IOC_GETTIME \
-	(sizeof(time_t) == 8 ? DTFD_IOC_GETTIME64 : DTFD_IOC_GETTIME32)
-
-static const char *device_path(void)
-{
-	const char *path = secure_getenv("DTIMERFD_DEVICE");
-
-	return path && *path ? path : DTIMERFD_DEVICE;
-}
 
 /*
  * DTIMERFD_FALLBACK=1: when the device is missing, hand out native
@@ -138,60 +114,7 @@ static int is_dtimerfd(int fd)
 
 	if (fl < 0 || (fl & O_PATH))
 		return -1;
-	return !ioctl(fd, DTFD_IOC_GET_STATS, &st);
-}
-
-/*
- * The control descriptor, opened on first use, O_CLOEXEC: it holds no
- * state, so a child of fork() shares it and a new program opens its own.
- * Threads race to open it and the first to publish wins.
- */
-static atomic_int ctl_fd = -1;
-
-static int control_fd(void)
-{
-	int fd = atomic_load_explicit(&ctl_fd, memory_order_acquire);
-	int expected = -1;
-
-	if (fd >= 0)
-		return fd;
-	fd = open(device_path(), O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (!atomic_compare_exchange_strong(&ctl_fd, &expected, fd)) {
-		close(fd);
-		fd = expected;
-	}
-	return fd;
-}
-
-/*
- * The program closed the control descriptor under us (daemons close
- * every descriptor they did not open; close_range() after fork()), and
- * the number may now be one of its own files: forget it, never close it,
- * and open another.
- */
-static void control_fd_lost(int fd)
-{
-	atomic_compare_exchange_strong(&ctl_fd, &fd, -1);
-}
-
-/* DTFD_IOC_CREATE; -1 with errno, as open(2) set it when it is the device. */
-static int create_timer(clockid_t clockid, int flags)
-{
-	struct dtfd_create arg = { .clockid = clockid, .flags = flags };
-	int ctl, fd, tries;
-
-	for (tries = 0; tries < 2; tries++) {
-		ctl = control_fd();
-		if (ctl < 0)
-			return -1;
-		fd = ioctl(ctl, DTFD_IOC_CREATE, &arg);
-		if (fd >= 0 || (errno != EBADF && errno != ENOTTY))
-			return fd;
-		control_fd_lost(ctl);
-	}
-	return -1;
+	return !dtfd_stats_ioctl(fd, &st);
 }
 
 DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
@@ -204,7 +127,7 @@ DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
 		return -1;
 	}
 
-	fd = create_timer(clockid, flags);
+	fd = dtfd_create_ioctl(clockid, flags);
 	if (fd >= 0)
 		return fd;
 	err = errno;
@@ -218,25 +141,6 @@ DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
 		err = ENODEV;	/* module not loaded: see dtimerfd_create(3) */
 	errno = err;
 	return -1;
-}
-
-/* The settime ioctl for this build's struct itimerspec; the shim's too. */
-int dtfd_settime_ioctl(int fd, int flags, const struct itimerspec *new_value,
-		       struct itimerspec *old_value)
-{
-	struct dtfd_settime arg = {
-		.flags = (unsigned int)flags,
-		.new_value = (uintptr_t)new_value,
-		.old_value = (uintptr_t)old_value,
-	};
-
-	return ioctl(fd, DTFD_IOC_SETTIME, &arg);
-}
-
-/* The gettime ioctl: the itimerspec itself is the argument. */
-int dtfd_gettime_ioctl(int fd, struct itimerspec *curr_value)
-{
-	return ioctl(fd, DTFD_IOC_GETTIME, curr_value);
 }
 
 /*
@@ -307,15 +211,11 @@ DTFD_API int dtimerfd_gettime(int fd, struct itimerspec *curr_value)
 	return -1;
 }
 
-/* Tolerance and statistics: plain ioctls; EINVAL on anything but ours. */
-static int dtimerfd_ioctl(int fd, unsigned long cmd, void *arg)
+/* Tolerance and statistics failed: EINVAL on anything but ours. */
+static int ioctl_error(int fd)
 {
-	int err, kind;
+	int err = errno, kind = is_dtimerfd(fd);
 
-	if (!ioctl(fd, cmd, arg))
-		return 0;
-	err = errno;
-	kind = is_dtimerfd(fd);
 	errno = kind < 0 ? EBADF : kind ? err : EINVAL;
 	return -1;
 }
@@ -323,17 +223,16 @@ static int dtimerfd_ioctl(int fd, unsigned long cmd, void *arg)
 DTFD_API int dtimerfd_set_tolerance(int fd, uint64_t slack_ns,
 				    uint64_t max_defer_ns)
 {
-	struct dtfd_tolerance tol = {
-		.slack_ns = slack_ns,
-		.max_defer_ns = max_defer_ns,
-	};
-
-	return dtimerfd_ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
+	if (!dtfd_tolerance_ioctl(fd, slack_ns, max_defer_ns))
+		return 0;
+	return ioctl_error(fd);
 }
 
 DTFD_API int dtimerfd_get_stats(int fd, struct dtfd_stats *stats)
 {
-	return dtimerfd_ioctl(fd, DTFD_IOC_GET_STATS, stats);
+	if (!dtfd_stats_ioctl(fd, stats))
+		return 0;
+	return ioctl_error(fd);
 }
 
 /*

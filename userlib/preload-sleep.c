@@ -31,7 +31,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -225,7 +224,7 @@ static int waiter_create(clockid_t clk)
 
 	if (t < atomic_load(&no_device_until))
 		return -1;
-	fd = dtimerfd_create(clk, DTFD_CLOEXEC | DTFD_NONBLOCK);
+	fd = dtfd_create_ioctl(clk, DTFD_CLOEXEC | DTFD_NONBLOCK);
 	if (fd < 0) {
 		if (errno != EMFILE && errno != ENFILE && errno != ENOMEM)
 			atomic_store(&no_device_until, t + DTFD_NO_DEVICE_RETRY);
@@ -245,10 +244,9 @@ static int waiter_create(clockid_t clk)
 static int arm_fd(int fd, int abs, const struct timespec *ts,
 		  unsigned long long max_defer, unsigned long long *cur)
 {
-	struct dtfd_tolerance tol = { .max_defer_ns = max_defer };
 	struct itimerspec its = { { 0, 0 }, *ts };
 
-	if (*cur != max_defer && ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol))
+	if (*cur != max_defer && dtfd_tolerance_ioctl(fd, 0, max_defer))
 		return -1;
 	*cur = max_defer;
 	return dtfd_settime_ioctl(fd, DTFD_TIMER_DEFERRABLE |

@@ -18,7 +18,9 @@
  * Never early, alarm clocks and TFD_TIMER_CANCEL_ON_SET timers exact.
  *
  * This file: the policy and the timerfd interposers; preload-sleep.c the
- * sleeps and the waits with a timeout.  Everything else passes through:
+ * sleeps and the waits with a timeout; ioctl.c, the library's own, every
+ * ioctl of both (hidden: the shim exports only preload.map's names).
+ * Everything else passes through:
  * the descriptors are ordinary file descriptors, and programs whose timers
  * are not dtimerfds and machines without the module get the real calls.
  */
@@ -30,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <sys/timerfd.h>
 #include <time.h>
@@ -58,23 +59,6 @@ typedef int (*gettime_fn)(int, struct itimerspec *);
 static create_fn real_create;
 static settime_fn real_settime;
 static gettime_fn real_gettime;
-
-/* for dtimerfd.c, built into this shim with DTFD_PRELOAD */
-int dtfd_real_timerfd_create(clockid_t clockid, int flags)
-{
-	return real_create(clockid, flags);
-}
-
-int dtfd_real_timerfd_settime(int fd, int flags, const struct itimerspec *nv,
-			      struct itimerspec *ov)
-{
-	return real_settime(fd, flags, nv, ov);
-}
-
-int dtfd_real_timerfd_gettime(int fd, struct itimerspec *cur)
-{
-	return real_gettime(fd, cur);
-}
 
 /* v units of @scale ns, saturated (a double past LLONG_MAX is undefined) */
 static long long dur_ns(double v, double scale)
@@ -328,7 +312,7 @@ DTFD_API int timerfd_create(clockid_t clockid, int flags)
 	 * makes the open EPERM, and systemd-logind failed to start when that
 	 * reached it.  The real call then fails, or not, as timerfd does.
 	 */
-	fd = dtimerfd_create(clockid, flags);
+	fd = dtfd_create_ioctl(clockid, flags);
 	if (fd < 0)
 		return real_create(clockid, flags);
 	if (fd >= 0 && fd < (int)sizeof(fd_clock))
@@ -340,14 +324,14 @@ DTFD_API int timerfd_settime(int fd, int flags,
 			     const struct itimerspec *new_value,
 			     struct itimerspec *old_value)
 {
-	struct dtfd_tolerance tol = { .slack_ns = 0 };
+	unsigned long long max_defer;
 	int dflags = flags;
 
-	if (want_deferrable(fd, flags, new_value, &tol.max_defer_ns)) {
+	if (want_deferrable(fd, flags, new_value, &max_defer)) {
 		dflags |= DTFD_TIMER_DEFERRABLE;
 		/* the bound, from this arming on; not ours: settime says so */
 		if (pol == POL_BOUND)
-			ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
+			dtfd_tolerance_ioctl(fd, 0, max_defer);
 	}
 	if (!dtfd_settime_ioctl(fd, dflags, new_value, old_value))
 		return 0;
