@@ -4,10 +4,10 @@
  *
  * Several threads share a table of descriptors of both kinds, timers
  * (DTFD_IOC_CREATE's anonymous-inode files) and control descriptors
- * (opens of /dev/dtimerfd), and throw calls at them: the ten ioctls with
- * valid, invalid and random arguments on either kind, our ioctl numbers
- * with the wrong size or direction, their neighbours, v1's numbers and
- * random numbers; pointers that are NULL, unmapped, read-only,
+ * (opens of /dev/dtimerfd), and throw calls at them: every ioctl of
+ * ioctls.h with valid, invalid and random arguments on either kind, our
+ * ioctl numbers with the wrong size or direction, their neighbours, v1's
+ * numbers and random numbers; pointers that are NULL, unmapped, read-only,
  * misaligned, straddling into an unmapped page or kernel addresses; reads
  * of random sizes into such buffers, readv, preadv2(RWF_NOWAIT); poll,
  * select and epoll; open, CREATE, close, dup, fcntl, fork; settime in
@@ -56,6 +56,7 @@
 #include <sys/wait.h>
 
 #include "harness.h"
+#include "ioctls.h"
 
 #define FZ_SLOTS	96
 #define FZ_EPOLLS	3
@@ -88,17 +89,17 @@ struct its32 {
 };
 
 /* the calls, by kind: counted, and their errno checked against a set */
+#define K_IOCTL(name, nr, arg, fd, errs)	K_##name,
 enum kind {
-	K_FEATURES, K_CREATE, K_SETTIME64, K_SETTIME32, K_GETTIME64,
-	K_GETTIME32, K_SET_TICKS, K_SET_TOL, K_GET_TOL, K_GET_STATS,
+	DTFD_IOCTLS(K_IOCTL)	/* first, in ioctls.h's order */
 	K_IOC_OTHER, K_ENOTTY, K_READ, K_READV, K_POLL,
 	K_EPOLL_CTL, K_EPOLL_WAIT, K_OPEN, K_CLOSE, K_DUP, K_FCNTL, K_MISC,
 	K_FDINFO, K_FORK, K_CLOCK, K_NKINDS
 };
 
+#define K_NAME(name, nr, arg, fd, errs)	#name,
 static const char *const kind_name[K_NKINDS] = {
-	"FEATURES", "CREATE", "SETTIME64", "SETTIME32", "GETTIME64",
-	"GETTIME32", "SET_TICKS", "SET_TOL", "GET_TOL", "GET_STATS",
+	DTFD_IOCTLS(K_NAME)
 	"ioctl-other", "wrong-kind", "read", "readv", "poll",
 	"epoll_ctl", "epoll_wait", "open", "close", "dup", "fcntl", "misc",
 	"fdinfo", "fork", "clock-step",
@@ -109,17 +110,9 @@ static const char *const kind_name[K_NKINDS] = {
  * ioctl of ours on the other kind of descriptor counts as K_ENOTTY.
  */
 #define MAX_ERRS	8
+#define K_ERRS(name, nr, arg, fd, errs)	[K_##name] = { IOC_ERRS(errs) },
 static const short kind_errs[K_NKINDS][MAX_ERRS] = {
-	[K_FEATURES]	= { EFAULT, EBADF },
-	[K_CREATE]	= { EFAULT, EINVAL, EPERM, EBADF },
-	[K_SETTIME64]	= { EFAULT, EINVAL, EPERM, ECANCELED, EBADF },
-	[K_SETTIME32]	= { EFAULT, EINVAL, EPERM, ECANCELED, EBADF },
-	[K_GETTIME64]	= { EFAULT, EBADF },
-	[K_GETTIME32]	= { EFAULT, EBADF },
-	[K_SET_TICKS]	= { EFAULT, EINVAL, ECANCELED, EBADF },
-	[K_SET_TOL]	= { EFAULT, EINVAL, EBADF },
-	[K_GET_TOL]	= { EFAULT, EBADF },
-	[K_GET_STATS]	= { EFAULT, EBADF },
+	DTFD_IOCTLS(K_ERRS)
 	[K_IOC_OTHER]	= { ENOTTY, EBADF },
 	[K_ENOTTY]	= { ENOTTY },
 	[K_READ]	= { EAGAIN, EINVAL, EFAULT, ECANCELED, EINTR, EBADF },
@@ -615,24 +608,19 @@ static void guard_disarm(struct thr *t)
 
 /* ---- the calls ---- */
 
-/* in enum kind's order; a new ioctl must be added to both */
-static const unsigned long our_cmds[] = {
-	DTFD_IOC_FEATURES, DTFD_IOC_CREATE, DTFD_IOC_SETTIME64,
-	DTFD_IOC_SETTIME32, DTFD_IOC_GETTIME64, DTFD_IOC_GETTIME32,
-	DTFD_IOC_SET_TICKS, DTFD_IOC_SET_TOLERANCE, DTFD_IOC_GET_TOLERANCE,
-	DTFD_IOC_GET_STATS,
-};
-_Static_assert(ARRAY_SIZE(our_cmds) == K_IOC_OTHER, "one kind per ioctl");
+/* the ioctls' kinds are their indexes in ioctls.h */
+_Static_assert((int)K_IOC_OTHER == (int)IOC_N, "one kind per ioctl");
+
+/* one of our ioctl numbers, at random */
+static unsigned long rand_cmd(struct thr *t)
+{
+	return dtfd_ioctls[below(t, IOC_N)].cmd;
+}
 
 /* the kind of an ioctl number; K_IOC_OTHER when it is none of ours */
 static enum kind cmd_kind(unsigned long cmd)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(our_cmds); i++)
-		if (cmd == our_cmds[i])
-			return (enum kind)(K_FEATURES + i);
-	return K_IOC_OTHER;
+	return (enum kind)dtfd_ioctl_index(cmd);
 }
 
 /*
@@ -649,7 +637,7 @@ static int vfs_type(unsigned int type)
 /* the control descriptor's ioctls; the rest are the timer's */
 static int ctl_cmd(enum kind k)
 {
-	return k == K_FEATURES || k == K_CREATE;
+	return dtfd_ioctls[k].fd == IOC_CTL;
 }
 
 /*
@@ -771,7 +759,7 @@ static size_t build_arg(struct thr *t, unsigned long cmd, unsigned char *buf,
  */
 static void op_ioctl_real(struct thr *t, int fd, int ctl)
 {
-	unsigned long cmd = our_cmds[below(t, ARRAY_SIZE(our_cmds))];
+	unsigned long cmd = rand_cmd(t);
 	unsigned char buf[64];
 	enum ptr_kind pk = pick_kind(t, 850);
 	uint64_t outp, p;
@@ -876,7 +864,7 @@ static void op_ioctl_variant(struct thr *t, int fd, int ctl)
 
 	switch (below(t, 4)) {
 	case 0:		/* one of ours, another size and/or direction */
-		cmd = our_cmds[below(t, ARRAY_SIZE(our_cmds))];
+		cmd = rand_cmd(t);
 		dir = _IOC_DIR(cmd);
 		size = _IOC_SIZE(cmd);
 		if (chance(t, 500))
@@ -985,7 +973,8 @@ static void op_settime_sane(struct thr *t, int fd, int ctl)
 			 (unsigned long long)tol.slack_ns,
 			 (unsigned long long)tol.max_defer_ns);
 		r = ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
-		account_ioctl(t, K_SET_TOL, fd, ctl, r, r < 0 ? errno : 0);
+		account_ioctl(t, K_SET_TOLERANCE, fd, ctl, r,
+			      r < 0 ? errno : 0);
 	}
 	if (flags & DTFD_TIMER_ABSTIME && v)
 		v += now_ns(absclk[below(t, ARRAY_SIZE(absclk))]) -
