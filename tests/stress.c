@@ -641,22 +641,13 @@ static void oracle_op(struct oracle *o, struct worker *w, int side)
 static void oracle_counts(int fd, unsigned long long *exp,
 			  unsigned long long *pending)
 {
-	char path[64], line[256];
-	FILE *f;
+	static const char *const keys[] = { "dtimerfd-expirations", "ticks" };
+	unsigned long long v[2];
 
-	*exp = *pending = 0;
 	/* this thread's table: /proc/self is the leader's */
-	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "ticks:", 6))
-			*pending = strtoull(line + 6, NULL, 10);
-		else if (!strncmp(line, "dtimerfd-expirations:", 21))
-			*exp = strtoull(line + 21, NULL, 10);
-	}
-	fclose(f);
+	h_fdinfo_vals(fd, 1, 2, keys, v, 0);
+	*exp = v[0];
+	*pending = v[1];
 }
 
 /*
@@ -914,7 +905,7 @@ static int can_hotplug(void)
 
 	if (e && !strcmp(e, "0"))
 		return 0;
-	return !geteuid() && sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
+	return !geteuid() && h_ncpus() >= 2 &&
 	       !access("/sys/devices/system/cpu/cpu1/online", W_OK);
 }
 
