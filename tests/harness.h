@@ -43,10 +43,6 @@
 #ifndef CLOCK_BOOTTIME_ALARM
 #define CLOCK_BOOTTIME_ALARM	9
 #endif
-#ifndef TFD_IOC_SET_TICKS	/* <linux/timerfd.h> clashes with glibc's */
-#include <sys/ioctl.h>
-#define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
-#endif
 #ifndef TFD_TIMER_CANCEL_ON_SET
 #define TFD_TIMER_CANCEL_ON_SET	(1 << 1)
 #endif

@@ -14,6 +14,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#ifndef TFD_IOC_SET_TICKS	/* <linux/timerfd.h> clashes with glibc's */
+#include <sys/ioctl.h>
+#define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
+#endif
+
 #define NSEC_PER_SEC	1000000000LL
 #define NSEC_PER_MSEC	1000000LL
 #define MS(x)		((long long)(x) * NSEC_PER_MSEC)
