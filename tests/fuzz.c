@@ -169,17 +169,6 @@ static int failures;
 static unsigned long long total_calls;
 static long long hr_res = 1;
 
-/* ---- the generator: splitmix64 ---- */
-
-static uint64_t mix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 struct thr {
 	int id;
 	uint64_t rng;		/* the thread's stream: 8 draws per call */
@@ -197,7 +186,7 @@ struct thr {
 
 static uint64_t rnd(struct thr *t)
 {
-	return mix(&t->local);
+	return h_mix(&t->local);
 }
 
 static uint64_t below(struct thr *t, uint64_t n)
@@ -501,11 +490,6 @@ static int32_t rand_clock(struct thr *t)
 	if (chance(t, 700))
 		return odd[below(t, ARRAY_SIZE(odd))];
 	return (int32_t)rnd(t);
-}
-
-static long long now_ns(clockid_t c)
-{
-	return h_now(c);
 }
 
 /* ---- checks on results ---- */
@@ -977,7 +961,7 @@ static void op_settime_sane(struct thr *t, int fd, int ctl)
 			      r < 0 ? errno : 0);
 	}
 	if (flags & DTFD_TIMER_ABSTIME && v)
-		v += now_ns(absclk[below(t, ARRAY_SIZE(absclk))]) -
+		v += h_now(absclk[below(t, ARRAY_SIZE(absclk))]) -
 		     (long long)below(t, 2000000);
 	n64.vsec = v / NSEC_PER_SEC;
 	n64.vnsec = v % NSEC_PER_SEC;
@@ -1573,7 +1557,7 @@ static void one_op(struct thr *t)
 
 	/* always four draws from the thread's stream, whatever happens */
 	for (i = 0; i < 4; i++)
-		d[i] = mix(&t->rng);
+		d[i] = h_mix(&t->rng);
 	t->local = d[3];
 	op = pick_op(d[0]);
 	s = (int)(d[1] % FZ_SLOTS);
@@ -1672,7 +1656,7 @@ static void *thread_main(void *arg)
 						       __ATOMIC_RELAXED);
 			if (next_report)
 				h_diag("%llu calls, %.0f s", all,
-				       (now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9);
+				       (h_now(CLOCK_MONOTONIC) - start_ns) / 1e9);
 			next_report += t->quota / 10 + 1;
 		}
 	}
@@ -1814,7 +1798,7 @@ TEST(fuzz, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 300)
 		int k;
 
 		t->id = i;
-		t->rng = mix(&s);
+		t->rng = h_mix(&s);
 		t->quota = target_calls / (unsigned long long)nthreads +
 			   (i == 0 ? target_calls % (unsigned long long)nthreads : 0);
 		t->arena = mmap(NULL, FZ_ARENA_PAGES * FZ_PAGE,
@@ -1832,12 +1816,12 @@ TEST(fuzz, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 300)
 		ASSERT_OK(mprotect(ro, FZ_PAGE, PROT_READ));
 	}
 
-	start_ns = now_ns(CLOCK_MONOTONIC);
+	start_ns = h_now(CLOCK_MONOTONIC);
 	for (i = 0; i < nthreads; i++)
 		ASSERT(!pthread_create(&tids[i], NULL, thread_main, &thrs[i]));
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
-	t1 = now_ns(CLOCK_MONOTONIC);
+	t1 = h_now(CLOCK_MONOTONIC);
 
 	for (i = 0; i < nthreads; i++)
 		total_calls += thrs[i].calls;
@@ -1883,10 +1867,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!seed_given) {
-		uint64_t s = (uint64_t)now_ns(CLOCK_REALTIME) ^
+		uint64_t s = (uint64_t)h_now(CLOCK_REALTIME) ^
 			     ((uint64_t)getpid() << 32);
 
-		seed = mix(&s);
+		seed = h_mix(&s);
 	}
 	target_calls = env_ull("DTFD_FUZZ_CALLS", target_calls);
 	nthreads = (int)env_ull("DTFD_FUZZ_THREADS", (unsigned long long)nthreads);

@@ -294,14 +294,9 @@ struct verdict {
 	char reason[200];
 };
 
-static long long mono_now(void)
-{
-	return h_now(CLOCK_MONOTONIC);
-}
-
 static void restore_clock(struct h_run *run)
 {
-	long long target = run->real0 + (mono_now() - run->mono0);
+	long long target = run->real0 + (h_now(CLOCK_MONOTONIC) - run->mono0);
 	struct timespec ts = h_ns_ts(target);
 
 	if (clock_settime(CLOCK_REALTIME, &ts))
@@ -366,7 +361,7 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 
 	memset(run, 0, sizeof(*run));
 	run->real0 = h_now(CLOCK_REALTIME);
-	run->mono0 = mono_now();
+	run->mono0 = h_now(CLOCK_MONOTONIC);
 	memset(v, 0, sizeof(*v));
 
 	/*
@@ -398,7 +393,7 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 	}
 	setpgid(pid, pid);
 
-	deadline = mono_now() + SEC(tc->timeout) * h_slow;
+	deadline = h_now(CLOCK_MONOTONIC) + SEC(tc->timeout) * h_slow;
 	for (;;) {
 		w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
@@ -407,7 +402,7 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 			status = -1;
 			break;
 		}
-		if (mono_now() > deadline) {
+		if (h_now(CLOCK_MONOTONIC) > deadline) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
@@ -416,8 +411,8 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 				 "timeout after %d s", tc->timeout * h_slow);
 			break;
 		}
-		ts = h_ns_ts(deadline - mono_now() > 0 ?
-			     deadline - mono_now() : 0);
+		ts = h_ns_ts(deadline - h_now(CLOCK_MONOTONIC) > 0 ?
+			     deadline - h_now(CLOCK_MONOTONIC) : 0);
 		sigtimedwait(&chld, NULL, &ts);
 	}
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);

@@ -27,43 +27,15 @@
 
 #include "harness.h"
 
-#define PARAM_DIR	"/sys/module/dtimerfd/parameters/"
-
 #ifndef RWF_NOWAIT
 #define RWF_NOWAIT	0x00000008
 #endif
 
 static long long race_seconds = 8;
 
-/* the debug parameter's value, or -1 when this build has none */
-static long param_get(const char *name)
-{
-	char path[128], buf[32];
-	FILE *f;
-	long v = -1;
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f))
-		v = buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtol(buf, NULL, 0);
-	fclose(f);
-	return v;
-}
-
-static int param_set(const char *name, long v)
-{
-	char path[128], val[32];
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	snprintf(val, sizeof(val), "%ld\n", v);
-	return h_write_file(path, val);
-}
-
 static int have_knob(void)
 {
-	return param_get("race_delay_us") >= 0 && !geteuid();
+	return h_param_get("race_delay_us") >= 0 && !geteuid();
 }
 
 static void require_cpus(int n)
@@ -92,8 +64,8 @@ TEST(clock_step_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	require_cpus(2);
 	h_require_clock_set();
 	if (knob) {
-		ASSERT_OK(param_set("race_delay_fixed", 1));
-		ASSERT_OK(param_set("race_delay_us", hold / 1000));
+		ASSERT_OK(h_param_set("race_delay_fixed", 1));
+		ASSERT_OK(h_param_set("race_delay_us", hold / 1000));
 	}
 	rounds = knob ? 4 : 400;
 	h_diag("%d rounds, callbacks held %lld ms", rounds, hold / MS(1));
@@ -129,7 +101,7 @@ TEST(clock_step_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	}
 	h_spinner_stop(&spin);
 	if (knob)
-		param_set("race_delay_us", 0);
+		h_param_set("race_delay_us", 0);
 	h_clock_restore();
 }
 
@@ -152,8 +124,8 @@ TEST(ride_step_back_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	h_require_clock_set();
 	if (!have_knob())
 		h_skip("needs the debug module's race_delay_us (make check-stress)");
-	ASSERT_OK(param_set("race_delay_fixed", 1));
-	ASSERT_OK(param_set("race_delay_us", hold / 1000));
+	ASSERT_OK(h_param_set("race_delay_fixed", 1));
+	ASSERT_OK(h_param_set("race_delay_us", hold / 1000));
 	spinner_start(&spin);
 	h_pin(1);
 	for (i = 0; i < 3; i++) {
@@ -177,7 +149,7 @@ TEST(ride_step_back_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 		close(fd);
 	}
 	h_spinner_stop(&spin);
-	param_set("race_delay_us", 0);
+	h_param_set("race_delay_us", 0);
 	h_clock_restore();
 }
 
@@ -286,8 +258,8 @@ TEST(backstop_early, T_DTFD_ONLY | T_NO_DEFER, 120)
 
 	require_cpus(2);
 	if (knob) {
-		ASSERT_OK(param_set("race_delay_fixed", 0));
-		ASSERT_OK(param_set("race_delay_us", 200));
+		ASSERT_OK(h_param_set("race_delay_fixed", 0));
+		ASSERT_OK(h_param_set("race_delay_us", 200));
 	}
 	spinner_start(&spin);
 	for (b = 0; b < (int)ARRAY_SIZE(bounds); b++) {
@@ -332,7 +304,7 @@ TEST(backstop_early, T_DTFD_ONLY | T_NO_DEFER, 120)
 	}
 	h_spinner_stop(&spin);
 	if (knob)
-		param_set("race_delay_us", 0);
+		h_param_set("race_delay_us", 0);
 }
 
 int main(int argc, char **argv)

@@ -86,11 +86,7 @@ static struct worker clocker;
 
 static uint64_t rnd(struct worker *w)
 {
-	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return h_mix(&w->rng);
 }
 
 static uint64_t below(struct worker *w, uint64_t n)
@@ -909,21 +905,13 @@ static int can_hotplug(void)
 	       !access("/sys/devices/system/cpu/cpu1/online", W_OK);
 }
 
-#define RACE_PARAM	"/sys/module/dtimerfd/parameters/race_delay_us"
-
 /* race_delay_us := @us on a debug build; the old value, -1 without one */
 static long race_delay(long us)
 {
-	FILE *f = fopen(RACE_PARAM, "r+");
-	long old = -1;
+	long old = h_param_get("race_delay_us");
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &old) != 1)
-		old = -1;
-	rewind(f);
-	fprintf(f, "%ld\n", us);
-	fclose(f);
+	if (old >= 0)
+		h_param_set("race_delay_us", us);
 	return old;
 }
 

@@ -126,6 +126,33 @@ int h_write_file(const char *path, const char *s)
 	return n == (ssize_t)strlen(s) ? 0 : -1;
 }
 
+#define PARAM_DIR	"/sys/module/dtimerfd/parameters/"
+
+long h_param_get(const char *name)
+{
+	char path[128], buf[32];
+	FILE *f;
+	long v = -1;
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		v = buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtol(buf, NULL, 0);
+	fclose(f);
+	return v;
+}
+
+int h_param_set(const char *name, long v)
+{
+	char path[128], val[32];
+
+	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	snprintf(val, sizeof(val), "%ld\n", v);
+	return h_write_file(path, val);
+}
+
 /* ---- CPUs ---- */
 
 int h_ncpus(void)

@@ -35,6 +35,16 @@ struct itimerspec h_its(long long value_ns, long long interval_ns);
 long long h_its_value(const struct itimerspec *its);
 long long h_its_interval(const struct itimerspec *its);
 
+/* splitmix64: the next value of the stream @s, for seeded, replayable runs */
+static inline uint64_t h_mix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 /* ---- descriptors ---- */
 
 /* read() of a timer: returns read()'s result, count in *ticks */
@@ -47,6 +57,13 @@ void h_set_nonblock(int fd, int on);
 
 /* write s to the file at path (sysfs, debugfs): 0, or -1 with errno */
 int h_write_file(const char *path, const char *s);
+
+/*
+ * The module's parameter @name (/sys/module/dtimerfd/parameters/): its
+ * value (Y/N as 1/0), -1 when this build has none; set: 0, or -1 and errno.
+ */
+long h_param_get(const char *name);
+int h_param_set(const char *name, long v);
 
 /* ---- CPUs ---- */
 
