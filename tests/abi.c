@@ -980,39 +980,46 @@ TEST(settime_layouts, T_NO_DEFER, 60)
 	close(fd);
 }
 
+/* ioctl @cmd of ours with another direction (@k 0-2) or size (3, 4) */
+static unsigned long ioc_variant(unsigned long cmd, int k)
+{
+	unsigned int dir = _IOC_DIR(cmd), size = _IOC_SIZE(cmd);
+
+	if (k < 3)
+		dir = (dir + (unsigned int)k + 1) & 3;
+	else
+		size = k == 3 ? size + 8 : 0;
+	return _IOC(dir, DTFD_IOC_MAGIC, _IOC_NR(cmd), size);
+}
+
+/* not ours: ENOTTY on both kinds of descriptor, and no new descriptor */
+static void expect_enotty(int ctl, int t, unsigned long cmd, uint64_t *buf)
+{
+	int n = next_fd();
+
+	EXPECTF(ioctl(ctl, cmd, buf) == -1 && errno == ENOTTY,
+		"control fd, cmd %#lx: %s", cmd, strerror(errno));
+	EXPECTF(ioctl(t, cmd, buf) == -1 && errno == ENOTTY,
+		"timer fd, cmd %#lx: %s", cmd, strerror(errno));
+	EXPECT(next_fd() == n);
+}
+
 TEST(unknown_ioctls, T_DTFD_ONLY | T_NO_DEFER, 30)
 {
-	unsigned long cmds[] = {
-		_IO(DTFD_IOC_MAGIC, 0), _IO(DTFD_IOC_MAGIC, 5),
-		_IOW(DTFD_IOC_MAGIC, 5, uint64_t),
-		_IOR(DTFD_IOC_MAGIC, 9, uint64_t),
-		_IOW(DTFD_IOC_MAGIC, 0x10, uint64_t),	/* SETTIME64, wrong size */
-		_IOR(DTFD_IOC_MAGIC, 0x10, struct dtfd_settime),
-		_IOW(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec64),
-		_IOR(DTFD_IOC_MAGIC, 0x13, struct dtfd_itimerspec64),
-		_IOR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
-		_IOW(DTFD_IOC_MAGIC, 0x00, struct dtfd_features),
-		_IOW(DTFD_IOC_MAGIC, 0x18, uint64_t),
-		/* v1's SETTIME, GETTIME, SET_TICKS and GETTIME64 */
-		0x4018D702u, 0x4010D703u, 0x4008D704u, 0x8020D708u,
-		TFD_IOC_SET_TICKS,			/* timerfd's number */
-		_IO('T', 0x7f), 0, 0xffffffffUL,
-	};
+	static const unsigned long cmds[] = { DTFD_IOC_NOT_OURS };
 	uint64_t buf[8] = { 1 };
 	size_t i;
-	int ctl = ctl_open(), t = timer_open(ctl), n;
+	int ctl = ctl_open(), t = timer_open(ctl), k;
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct dtfd_features f;
 
-	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		n = next_fd();
-		EXPECTF(ioctl(ctl, cmds[i], buf) == -1 && errno == ENOTTY,
-			"control fd, cmd %#lx: %s", cmds[i], strerror(errno));
-		EXPECTF(ioctl(t, cmds[i], buf) == -1 && errno == ENOTTY,
-			"timer fd, cmd %#lx: %s", cmds[i], strerror(errno));
-		EXPECT(next_fd() == n);
-	}
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		expect_enotty(ctl, t, cmds[i], buf);
+	for (i = 0; i < IOC_N; i++)
+		for (k = 0; k < 5; k++)
+			expect_enotty(ctl, t,
+				      ioc_variant(dtfd_ioctls[i].cmd, k), buf);
 	/* our numbers on a timerfd and on another device: ENOTTY */
 	ASSERT_OK(tfd);
 	EXPECT_ERR(ioctl(tfd, DTFD_IOC_FEATURES, &f), ENOTTY);

@@ -865,27 +865,10 @@ static void op_ioctl_variant(struct thr *t, int fd, int ctl)
 		cmd = _IOC((unsigned int)below(t, 4), type, nr,
 			   (unsigned int)below(t, 80));
 		break;
-	case 2:		/* timerfd's own and a few famous ones */
+	case 2:		/* timerfd's own, v1's and a few famous ones */
 		{
 			static const unsigned long famous[] = {
-				TFD_IOC_SET_TICKS, 0, 1, 0xffffffffUL,
-				_IOW(DTFD_IOC_MAGIC, 0x00, struct dtfd_features),
-				_IOR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
-				_IOWR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
-				_IOR(DTFD_IOC_MAGIC, 0x10, struct dtfd_settime),
-				_IOWR(DTFD_IOC_MAGIC, 0x11, struct dtfd_settime),
-				_IOW(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec64),
-				_IOR(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec32),
-				_IOR(DTFD_IOC_MAGIC, 0x13, struct dtfd_itimerspec64),
-				_IO(DTFD_IOC_MAGIC, 0x14),
-				_IOR(DTFD_IOC_MAGIC, 0x15, struct dtfd_tolerance),
-				_IOW(DTFD_IOC_MAGIC, 0x16, struct dtfd_tolerance),
-				_IOW(DTFD_IOC_MAGIC, 0x17, struct dtfd_stats),
-				_IOW(DTFD_IOC_MAGIC, 0x18, uint64_t),
-				_IOW(DTFD_IOC_MAGIC, 255, uint64_t),
-				/* v1's SETTIME, GETTIME, SET_TICKS, GETTIME64 */
-				0x4018D702UL, 0x4010D703UL, 0x4008D704UL,
-				0x8020D708UL,
+				DTFD_IOC_NOT_OURS
 			};
 
 			cmd = famous[below(t, ARRAY_SIZE(famous))];

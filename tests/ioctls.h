@@ -92,6 +92,29 @@ static inline enum dtfd_ioctl dtfd_ioctl_index(unsigned long cmd)
  * with ENOTTY before any work (the benchmark's "null ioctl").
  */
 #define DTFD_IOC_NONE		_IO(DTFD_IOC_MAGIC, 0x7f)
+/*
+ * Numbers that are not ours, ENOTTY on either kind of descriptor: v1's
+ * SETTIME, GETTIME, SET_TICKS and GETTIME64 (ABI 1, gone), the next free
+ * number and the last, ours with no argument or a stray one, ours with
+ * the other layout's or kind's argument, DTFD_IOC_NONE, timerfd's
+ * SET_TICKS, 'T' 0x7f and the extremes.  Ours with another size or
+ * direction are made from the table as well (abi.c, fuzz.c).
+ */
+#define DTFD_IOC_NOT_OURS						\
+	0x4018D702UL, 0x4010D703UL, 0x4008D704UL, 0x8020D708UL,	\
+	_IOW(DTFD_IOC_MAGIC, 0x18, __u64),				\
+	_IOW(DTFD_IOC_MAGIC, 255, __u64),				\
+	_IO(DTFD_IOC_MAGIC, 0), _IO(DTFD_IOC_MAGIC, 5),			\
+	_IOW(DTFD_IOC_MAGIC, 5, __u64), _IOR(DTFD_IOC_MAGIC, 9, __u64),	\
+	_IOW(DTFD_IOC_MAGIC, 0x00, struct dtfd_features),		\
+	_IOR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),			\
+	_IOW(DTFD_IOC_MAGIC, 0x10, __u64),				\
+	_IOR(DTFD_IOC_MAGIC, 0x10, struct dtfd_settime),		\
+	_IOW(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec64),		\
+	_IOR(DTFD_IOC_MAGIC, 0x13, struct dtfd_itimerspec64),		\
+	DTFD_IOC_NONE, _IOW('T', 0, __u64), _IO('T', 0x7f),		\
+	0, 1, 0xffffffffUL
+
 #define IOC_NOT_NONE(name, nr, arg, fd, errs) \
 	_Static_assert(_IOC_NR(DTFD_IOC_##name) != _IOC_NR(DTFD_IOC_NONE), \
 		       "DTFD_IOC_NONE is DTFD_IOC_" #name);
