@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "util.h"	/* ../tests/util.h: shared with the tests */
+
 enum bench_mode {
 	M_NATIVE,	/* timerfd_create(2) */
 	M_STRICT,	/* dtimerfd, no flag: hrtimer */
@@ -98,13 +100,15 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-int64_t now_ns(void);
+static inline int64_t now_ns(void)
+{
+	return h_now(CLOCK_MONOTONIC);
+}
+
 void tsc_calibrate(void);
 double tsc_to_ns(int64_t cycles);
 /* a (tsc, CLOCK_MONOTONIC) pair taken as close together as possible */
 void tsc_anchor(uint64_t *tsc, int64_t *mono);
-void ts_from_ns(struct timespec *ts, int64_t ns);
-void sleep_ns(int64_t ns);
 
 /* CPU placement and load */
 void pin_self(int cpu);
@@ -138,7 +142,6 @@ void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t loc_interrupts(int cpu, uint64_t *one);
 long meminfo_kb(const char *field);
 void slab_shrink(void);
-void write_file(const char *path, const char *val);
 
 /* mode order of repetition @rep: rotates so each mode goes first in turn */
 static inline int mode_at(int rep, int i)

@@ -64,7 +64,7 @@ static void cross_arm(struct cross_timer *x)
 		flags |= DTFD_TIMER_DEFERRABLE;
 	else if (x->kind == C_PERCPU)
 		flags |= DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU;
-	ts_from_ns(&its.it_value, x->deadline);
+	its.it_value = h_ns_ts(x->deadline);
 	if (dtimerfd_settime(x->fd, flags, &its, NULL))
 		die("cross: settime: %s", strerror(errno));
 }

@@ -79,8 +79,8 @@ static void raise_limits(int n)
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%d", 4 * n + 65536);
-	write_file("/proc/sys/fs/file-max", buf);
-	write_file("/proc/sys/fs/nr_open", buf);
+	h_write_file("/proc/sys/fs/file-max", buf);
+	h_write_file("/proc/sys/fs/nr_open", buf);
 	if (setrlimit(RLIMIT_NOFILE, &rl))
 		die("setrlimit(RLIMIT_NOFILE, %d): %s", n + 1024,
 		    strerror(errno));

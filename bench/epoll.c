@@ -22,8 +22,6 @@
 
 #include "bench.h"
 
-#define SEC	1000000000LL
-
 static void one(int mode, int rep)
 {
 	int n = cfg.epoll_timers, i, ep;
@@ -51,14 +49,14 @@ static void one(int mode, int rep)
 		struct itimerspec its;
 
 		first[i] = t0 + (int64_t)(frand() * 0.5e9);
-		ts_from_ns(&its.it_value, first[i]);
-		ts_from_ns(&its.it_interval, SEC);
+		its.it_value = h_ns_ts(first[i]);
+		its.it_interval = h_ns_ts(NSEC_PER_SEC);
 		if (t_settime(mode, fds[i], TFD_TIMER_ABSTIME, &its, NULL))
 			die("settime: %s", strerror(errno));
 	}
 	armed = now_ns();
 
-	sweep = t0 + cfg.epoll_periods * SEC + 600000000LL;
+	sweep = t0 + cfg.epoll_periods * NSEC_PER_SEC + 600000000LL;
 	for (;;) {
 		int64_t left = sweep - now_ns();
 		int k;
@@ -88,8 +86,8 @@ static void one(int mode, int rep)
 	tb = now_ns();
 
 	for (i = 0; i < n; i++) {
-		uint64_t lo = ta >= first[i] ? (ta - first[i]) / SEC + 1 : 0;
-		uint64_t hi = tb >= first[i] ? (tb - first[i]) / SEC + 1 : 0;
+		uint64_t lo = ta >= first[i] ? (ta - first[i]) / NSEC_PER_SEC + 1 : 0;
+		uint64_t hi = tb >= first[i] ? (tb - first[i]) / NSEC_PER_SEC + 1 : 0;
 
 		expected += lo;
 		delivered += got[i];

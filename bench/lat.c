@@ -67,7 +67,7 @@ static void oneshot_sample(int mode, int fd, int busy, struct lat_block *b)
 	int64_t t0;
 
 	tsc_anchor(&c0, &t0);
-	ts_from_ns(&its.it_value, t0 + d);
+	its.it_value = h_ns_ts(t0 + d);
 	if (t_settime(mode, fd, TFD_TIMER_ABSTIME, &its, NULL))
 		die("settime: %s", strerror(errno));
 	wait_expiry(mode, fd, busy, &b->capped);
@@ -87,8 +87,8 @@ static void periodic_turn(int mode, int fd, int busy, int n,
 
 	tsc_anchor(&ca, &ta);
 	first = ta + p;
-	ts_from_ns(&its.it_value, first);
-	ts_from_ns(&its.it_interval, p);
+	its.it_value = h_ns_ts(first);
+	its.it_interval = h_ns_ts(p);
 	if (t_settime(mode, fd, TFD_TIMER_ABSTIME, &its, NULL))
 		die("settime: %s", strerror(errno));
 

@@ -104,8 +104,8 @@ static void late_run(double duration_s, struct samples s[NLATE][NGROUPS],
 				die("create: %s", strerror(errno));
 			t[i].first = start + 200000000LL +
 				     (int64_t)(frand() * (double)spread);
-			ts_from_ns(&its.it_value, t[i].first);
-			ts_from_ns(&its.it_interval, iv);
+			its.it_value = h_ns_ts(t[i].first);
+			its.it_interval = h_ns_ts(iv);
 			if (t_settime(late_modes[t[i].mode], t[i].fd,
 				      TFD_TIMER_ABSTIME, &its, NULL))
 				die("settime: %s", strerror(errno));

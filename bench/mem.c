@@ -31,8 +31,8 @@ static void arm(int mode, int *fds, int n)
 	for (i = 0; i < n; i++) {
 		struct itimerspec its = { 0 };
 
-		ts_from_ns(&its.it_value, 3600000000000LL +
-			   (int64_t)(frand() * 3600e9));
+		its.it_value = h_ns_ts(3600000000000LL +
+				       (int64_t)(frand() * 3600e9));
 		if (t_settime(mode, fds[i], 0, &its, NULL))
 			die("settime: %s", strerror(errno));
 	}
@@ -48,7 +48,7 @@ static void one_rep(int rep, int **fds, int n)
 	for (i = 0; i < NMODES; i++) {
 		m = mode_at(rep, i);
 		slab_shrink();
-		sleep_ns(100000000);
+		h_sleep_ns(100000000);
 		s0 = meminfo_kb("Slab");
 		t0 = now_ns();
 		for (c = 0; c < n; c++) {

@@ -22,6 +22,7 @@
 #include <dtimerfd.h>
 
 #include "bench.h"
+#include "ioctls.h"
 
 #define OPS_CHUNKS	100
 
@@ -84,9 +85,9 @@ static uint64_t chunk(int op, int mode, int fd, int n)
  * explain the ratios: a system call that does nothing (getppid), one
  * reading the clock (clock_gettime: the guest's clocksource is the
  * emulated HPET, an MMIO exit per read), an ioctl that the module
- * rejects at once (ENOTTY: fd lookup, the LSM hooks, do_vfs_ioctl), and
- * the cheapest ioctl that does something (DTFD_IOC_GET_TOLERANCE: the
- * context lock and a 24-byte copy_to_user).
+ * rejects at once (DTFD_IOC_NONE, ENOTTY: fd lookup, the LSM hooks,
+ * do_vfs_ioctl), and the cheapest ioctl that does something
+ * (DTFD_IOC_GET_TOLERANCE: the context lock and a 24-byte copy_to_user).
  */
 static void diagnostics(int rep, int dfd)
 {
@@ -110,7 +111,7 @@ static void diagnostics(int rep, int dfd)
 				else if (k == 1)
 					clock_gettime(CLOCK_MONOTONIC, &ts);
 				else if (k == 2)
-					ioctl(dfd, _IO(DTFD_IOC_MAGIC, 0x7f));
+					ioctl(dfd, DTFD_IOC_NONE);
 				else if (ioctl(dfd, DTFD_IOC_GET_TOLERANCE, &tol))
 					die("DTFD_IOC_GET_TOLERANCE: %s",
 					    strerror(errno));

@@ -20,11 +20,6 @@
 
 #include "bench.h"
 
-/* <linux/timerfd.h> clashes with <sys/timerfd.h>; the value is ABI. */
-#ifndef TFD_IOC_SET_TICKS
-#define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
-#endif
-
 const char *mode_name[NALLMODES] = { "native", "strict", "deferrable" };
 
 /* "1ms", "2.5ms", "500us": a tolerance as a mode name's suffix */
@@ -102,29 +97,6 @@ int t_set_ticks(int mode, int fd, uint64_t ticks)
 
 static double tsc_per_ns;
 
-int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-void ts_from_ns(struct timespec *ts, int64_t ns)
-{
-	ts->tv_sec = ns / 1000000000LL;
-	ts->tv_nsec = ns % 1000000000LL;
-}
-
-void sleep_ns(int64_t ns)
-{
-	struct timespec ts;
-
-	ts_from_ns(&ts, ns);
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 /*
  * The guest's clocksource under TCG is the HPET, so clock_gettime() is a
  * system call with an emulated MMIO read in it.  The TSC is cheap and
@@ -147,7 +119,7 @@ void tsc_calibrate(void)
 	int64_t t0, t1;
 
 	tsc_anchor(&c0, &t0);
-	sleep_ns(300000000);
+	h_sleep_ns(300000000);
 	tsc_anchor(&c1, &t1);
 	tsc_per_ns = (double)(c1 - c0) / (double)(t1 - t0);
 	out_i("tsc_mhz", "%.3f", tsc_per_ns * 1000.0);
@@ -167,16 +139,11 @@ double frand(void)
 
 void pin_self(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (h_pin_cpu(cpu))
 		die("sched_setaffinity(%d): %s", cpu, strerror(errno));
 }
 
-static volatile int spin_run;
-static pthread_t spin_tid[64];
+static struct h_spinner spinners[64];
 static int spin_n;
 
 /*
@@ -193,41 +160,20 @@ void measuring_prio(int on)
 		die("sched_setscheduler: %s", strerror(errno));
 }
 
-static void *spin_fn(void *arg)
-{
-	pin_self((int)(long)arg);
-	if (sched_getscheduler(0) != SCHED_OTHER)
-		die("spinner is not SCHED_OTHER");
-	if (cfg.spin_nice)
-		setpriority(PRIO_PROCESS, 0, cfg.spin_nice);
-	while (spin_run)
-		__asm__ __volatile__("pause" ::: "memory");
-	return NULL;
-}
-
 /* One spinning SCHED_OTHER thread pinned to each CPU (@only >= 0: to that one). */
 void spinners_start_on(int only)
 {
-	struct sched_param sp = { 0 };
-	pthread_attr_t attr;
 	int i;
 
-	/* never inherit the SCHED_FIFO of a measuring thread */
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_OTHER);
-	pthread_attr_setschedparam(&attr, &sp);
-	spin_run = 1;
 	spin_n = 0;
 	for (i = 0; i < cfg.ncpus && i < 64; i++) {
 		if (only >= 0 && i != only)
 			continue;
-		if (pthread_create(&spin_tid[spin_n++], &attr, spin_fn,
-				   (void *)(long)i))
+		if (h_spinner_start(&spinners[spin_n++], i, SCHED_OTHER,
+				    cfg.spin_nice))
 			die("pthread_create");
 	}
-	pthread_attr_destroy(&attr);
-	sleep_ns(50000000);
+	h_sleep_ns(50000000);
 }
 
 void spinners_start(void)
@@ -237,12 +183,8 @@ void spinners_start(void)
 
 void spinners_stop(void)
 {
-	int i;
-
-	spin_run = 0;
-	for (i = 0; i < spin_n; i++)
-		pthread_join(spin_tid[i], NULL);
-	spin_n = 0;
+	while (spin_n > 0)
+		h_spinner_stop(&spinners[--spin_n]);
 }
 
 /* ---- statistics ---- */
@@ -369,35 +311,13 @@ void progress(const char *fmt, ...)
  */
 uint64_t loc_interrupts(int cpu, uint64_t *one)
 {
-	char line[4096];
-	uint64_t sum = 0;
-	FILE *f = fopen("/proc/interrupts", "r");
-	int i;
+	unsigned long long all, v = 0;
 
-	if (!f)
-		die("/proc/interrupts: %s", strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		for (i = 0;; i++) {
-			unsigned long long v = strtoull(p, &end, 10);
-
-			if (end == p)
-				break;
-			sum += v;
-			if (one && i == cpu)
-				*one = v;
-			p = end;
-		}
-		break;
-	}
-	fclose(f);
-	return sum;
+	if (h_local_timer_irqs(&all, cpu, &v))
+		die("no LOC row in /proc/interrupts");
+	if (one)
+		*one = v;
+	return all;
 }
 
 long meminfo_kb(const char *field)
@@ -418,16 +338,6 @@ long meminfo_kb(const char *field)
 	return v;
 }
 
-void write_file(const char *path, const char *val)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f)
-		return;
-	fputs(val, f);
-	fclose(f);
-}
-
 /* Give every slab cache's empty slabs back, so Slab: is a fair baseline. */
 void slab_shrink(void)
 {
@@ -435,7 +345,7 @@ void slab_shrink(void)
 	struct dirent *de;
 	DIR *d = opendir("/sys/kernel/slab");
 
-	write_file("/proc/sys/vm/drop_caches", "2");
+	h_write_file("/proc/sys/vm/drop_caches", "2");
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
@@ -443,7 +353,7 @@ void slab_shrink(void)
 			continue;
 		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink",
 			 de->d_name);
-		write_file(path, "1");
+		h_write_file(path, "1");
 	}
 	closedir(d);
 }

@@ -74,8 +74,8 @@ static void *reader(void *arg)
 				die("create: %s", strerror(errno));
 			next[i] = now + 20000000 +
 				  (int64_t)(frand() * (double)w->interval);
-			ts_from_ns(&its.it_value, next[i]);
-			ts_from_ns(&its.it_interval, w->interval);
+			its.it_value = h_ns_ts(next[i]);
+			its.it_interval = h_ns_ts(w->interval);
 			if (t_settime(w->mode, fds[i], TFD_TIMER_ABSTIME, &its,
 				      NULL))
 				die("settime: %s", strerror(errno));
@@ -130,15 +130,15 @@ static double window(struct wake_run *w, double *exp_rate, double *cpu_rate)
 	if (pthread_create(&tid, NULL, reader, w))
 		die("pthread_create");
 	while (!w->ready)
-		sleep_ns(1000000);
+		h_sleep_ns(1000000);
 	/* past the first expiry of every timer, into the steady state */
 	settle = w->interval + 100000000;
-	sleep_ns(settle > 300000000 ? settle : 300000000);
+	h_sleep_ns(settle > 300000000 ? settle : 300000000);
 	e0 = w->expiries;
 	w->measuring = 1;
 	l0 = loc_interrupts(cfg.cpu, &c0);
 	t0 = now_ns();
-	sleep_ns((int64_t)(cfg.wake_window_s * 1e9));
+	h_sleep_ns((int64_t)(cfg.wake_window_s * 1e9));
 	l1 = loc_interrupts(cfg.cpu, &c1);
 	t1 = now_ns();
 	w->measuring = 0;

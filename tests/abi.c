@@ -22,6 +22,7 @@
 #include <linux/capability.h>
 
 #include "harness.h"
+#include "ioctls.h"
 
 /* the same literals in the -m32 and the -m64 build: one layout */
 #define CHECK_LAYOUT(type, size) \
@@ -68,16 +69,11 @@ _Static_assert(sizeof(struct itimerspec) ==
 _Static_assert(offsetof(struct itimerspec, it_value) ==
 	       sizeof(struct itimerspec) / 2, "it_interval first");
 /* the numbers: type 0xD7, the control fd's from 0, the timer's from 0x10 */
-_Static_assert(DTFD_IOC_FEATURES == 0x8020D700u, "FEATURES number");
-_Static_assert(DTFD_IOC_CREATE == 0x4008D701u, "CREATE number");
-_Static_assert(DTFD_IOC_SETTIME64 == 0x4018D710u, "SETTIME64 number");
-_Static_assert(DTFD_IOC_SETTIME32 == 0x4018D711u, "SETTIME32 number");
-_Static_assert(DTFD_IOC_GETTIME64 == 0x8020D712u, "GETTIME64 number");
-_Static_assert(DTFD_IOC_GETTIME32 == 0x8010D713u, "GETTIME32 number");
-_Static_assert(DTFD_IOC_SET_TICKS == 0x4008D714u, "SET_TICKS number");
-_Static_assert(DTFD_IOC_SET_TOLERANCE == 0x4018D715u, "SET_TOLERANCE number");
-_Static_assert(DTFD_IOC_GET_TOLERANCE == 0x8018D716u, "GET_TOLERANCE number");
-_Static_assert(DTFD_IOC_GET_STATS == 0x8030D717u, "GET_STATS number");
+#define CHECK_IOCTL(name, nr, arg, fd, errs)				\
+	_Static_assert(DTFD_IOC_##name == (nr), #name " number");	\
+	_Static_assert(_IOC_SIZE(DTFD_IOC_##name) == sizeof(arg),	\
+		       #name " argument");
+DTFD_IOCTLS(CHECK_IOCTL)
 _Static_assert(DTFD_TIMER_ABSTIME == TFD_TIMER_ABSTIME, "ABSTIME");
 _Static_assert(DTFD_TIMER_CANCEL_ON_SET == TFD_TIMER_CANCEL_ON_SET,
 	       "CANCEL_ON_SET");
@@ -460,55 +456,52 @@ TEST(create_fd_flags, T_DTFD_ONLY | T_NO_DEFER, 30)
 /*
  * Which ioctl works where: FEATURES and CREATE on the control descriptor
  * only, every timer ioctl on a timer descriptor only (ENOTTY on the
- * other kind), with valid arguments that the right kind accepts.
+ * other kind), with valid arguments that the right kind accepts: every
+ * ioctl of ioctls.h, so a new one without an argument here fails.
  */
 TEST(descriptor_kinds, T_DTFD_ONLY | T_NO_DEFER, 30)
 {
-	struct itimerspec its = h_its(SEC(100), SEC(1)), cur;
-	struct dtfd_itimerspec64 c64;
-	struct dtfd_itimerspec32 c32;
+	struct itimerspec cur;
+	struct dtfd_itimerspec64 c64, n64 = its64(SEC(100), SEC(1));
+	struct dtfd_itimerspec32 c32, n32 = its32(SEC(100), SEC(1));
 	struct dtfd_tolerance tol = { 0 };
 	struct dtfd_stats st;
 	struct dtfd_features f;
 	struct dtfd_create cr = { CLOCK_MONOTONIC, O_CLOEXEC };
 	uint64_t ticks = 1;
-	struct dtfd_settime s64 = { 0, 0, (uintptr_t)&its, 0 };
+	struct dtfd_settime s64 = { 0, 0, (uintptr_t)&n64, 0 };
+	struct dtfd_settime s32 = { 0, 0, (uintptr_t)&n32, 0 };
 	int ctl = ctl_open(), t = timer_open(ctl), n, has32 = have_its32(t);
-	struct {
-		const char *name;
-		unsigned long cmd;
-		void *arg;
-		int timer;	/* 1: a timer ioctl, 0: a control ioctl */
-	} calls[] = {
-		{ "FEATURES", DTFD_IOC_FEATURES, &f, 0 },
-		{ "CREATE", DTFD_IOC_CREATE, &cr, 0 },
-		{ "SETTIME", SETTIME_NATIVE, &s64, 1 },
-		{ "GETTIME64", DTFD_IOC_GETTIME64, &c64, 1 },
-		{ "GETTIME32", DTFD_IOC_GETTIME32, &c32, 1 },
-		{ "SET_TICKS", DTFD_IOC_SET_TICKS, &ticks, 1 },
-		{ "SET_TOLERANCE", DTFD_IOC_SET_TOLERANCE, &tol, 1 },
-		{ "GET_TOLERANCE", DTFD_IOC_GET_TOLERANCE, &tol, 1 },
-		{ "GET_STATS", DTFD_IOC_GET_STATS, &st, 1 },
+	void *const arg[IOC_N] = {
+		[IOC_FEATURES] = &f, [IOC_CREATE] = &cr,
+		[IOC_SETTIME64] = &s64, [IOC_SETTIME32] = &s32,
+		[IOC_GETTIME64] = &c64, [IOC_GETTIME32] = &c32,
+		[IOC_SET_TICKS] = &ticks, [IOC_SET_TOLERANCE] = &tol,
+		[IOC_GET_TOLERANCE] = &tol, [IOC_GET_STATS] = &st,
 	};
-	size_t i;
+	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(calls); i++) {
-		int r;
+	for (i = 0; i < IOC_N; i++) {
+		const struct dtfd_ioctl_info *io = &dtfd_ioctls[i];
+		int timer = io->fd == IOC_TIMER, r;
 
-		/* the right kind: works (GETTIME32 where the kernel has it) */
-		r = ioctl(calls[i].timer ? t : ctl, calls[i].cmd, calls[i].arg);
-		if (calls[i].cmd == DTFD_IOC_GETTIME32 && !has32)
+		EXPECTF(arg[i], "no argument for %s", io->name);
+		if (!arg[i])
+			continue;
+		/* the right kind: works (the 32-bit time ones if any) */
+		r = ioctl(timer ? t : ctl, io->cmd, arg[i]);
+		if ((i == IOC_SETTIME32 || i == IOC_GETTIME32) && !has32)
 			EXPECT_ERR(r, ENOTTY);
 		else
-			EXPECTF(r >= 0, "%s on its kind: %s", calls[i].name,
+			EXPECTF(r >= 0, "%s on its kind: %s", io->name,
 				strerror(errno));
-		if (calls[i].cmd == DTFD_IOC_CREATE && r >= 0)
+		if (i == IOC_CREATE && r >= 0)
 			close(r);
 		/* the other kind: ENOTTY, no effect, no descriptor */
 		n = next_fd();
-		r = ioctl(calls[i].timer ? ctl : t, calls[i].cmd, calls[i].arg);
+		r = ioctl(timer ? ctl : t, io->cmd, arg[i]);
 		EXPECTF(r == -1 && errno == ENOTTY, "%s on the %s fd: %d %s",
-			calls[i].name, calls[i].timer ? "control" : "timer", r,
+			io->name, timer ? "control" : "timer", r,
 			strerror(errno));
 		EXPECT(next_fd() == n);
 	}
@@ -987,39 +980,46 @@ TEST(settime_layouts, T_NO_DEFER, 60)
 	close(fd);
 }
 
+/* ioctl @cmd of ours with another direction (@k 0-2) or size (3, 4) */
+static unsigned long ioc_variant(unsigned long cmd, int k)
+{
+	unsigned int dir = _IOC_DIR(cmd), size = _IOC_SIZE(cmd);
+
+	if (k < 3)
+		dir = (dir + (unsigned int)k + 1) & 3;
+	else
+		size = k == 3 ? size + 8 : 0;
+	return _IOC(dir, DTFD_IOC_MAGIC, _IOC_NR(cmd), size);
+}
+
+/* not ours: ENOTTY on both kinds of descriptor, and no new descriptor */
+static void expect_enotty(int ctl, int t, unsigned long cmd, uint64_t *buf)
+{
+	int n = next_fd();
+
+	EXPECTF(ioctl(ctl, cmd, buf) == -1 && errno == ENOTTY,
+		"control fd, cmd %#lx: %s", cmd, strerror(errno));
+	EXPECTF(ioctl(t, cmd, buf) == -1 && errno == ENOTTY,
+		"timer fd, cmd %#lx: %s", cmd, strerror(errno));
+	EXPECT(next_fd() == n);
+}
+
 TEST(unknown_ioctls, T_DTFD_ONLY | T_NO_DEFER, 30)
 {
-	unsigned long cmds[] = {
-		_IO(DTFD_IOC_MAGIC, 0), _IO(DTFD_IOC_MAGIC, 5),
-		_IOW(DTFD_IOC_MAGIC, 5, uint64_t),
-		_IOR(DTFD_IOC_MAGIC, 9, uint64_t),
-		_IOW(DTFD_IOC_MAGIC, 0x10, uint64_t),	/* SETTIME64, wrong size */
-		_IOR(DTFD_IOC_MAGIC, 0x10, struct dtfd_settime),
-		_IOW(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec64),
-		_IOR(DTFD_IOC_MAGIC, 0x13, struct dtfd_itimerspec64),
-		_IOR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
-		_IOW(DTFD_IOC_MAGIC, 0x00, struct dtfd_features),
-		_IOW(DTFD_IOC_MAGIC, 0x18, uint64_t),
-		/* v1's SETTIME, GETTIME, SET_TICKS and GETTIME64 */
-		0x4018D702u, 0x4010D703u, 0x4008D704u, 0x8020D708u,
-		TFD_IOC_SET_TICKS,			/* timerfd's number */
-		_IO('T', 0x7f), 0, 0xffffffffUL,
-	};
+	static const unsigned long cmds[] = { DTFD_IOC_NOT_OURS };
 	uint64_t buf[8] = { 1 };
 	size_t i;
-	int ctl = ctl_open(), t = timer_open(ctl), n;
+	int ctl = ctl_open(), t = timer_open(ctl), k;
 	int tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct dtfd_features f;
 
-	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
-		n = next_fd();
-		EXPECTF(ioctl(ctl, cmds[i], buf) == -1 && errno == ENOTTY,
-			"control fd, cmd %#lx: %s", cmds[i], strerror(errno));
-		EXPECTF(ioctl(t, cmds[i], buf) == -1 && errno == ENOTTY,
-			"timer fd, cmd %#lx: %s", cmds[i], strerror(errno));
-		EXPECT(next_fd() == n);
-	}
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		expect_enotty(ctl, t, cmds[i], buf);
+	for (i = 0; i < IOC_N; i++)
+		for (k = 0; k < 5; k++)
+			expect_enotty(ctl, t,
+				      ioc_variant(dtfd_ioctls[i].cmd, k), buf);
 	/* our numbers on a timerfd and on another device: ENOTTY */
 	ASSERT_OK(tfd);
 	EXPECT_ERR(ioctl(tfd, DTFD_IOC_FEATURES, &f), ENOTTY);

@@ -57,20 +57,12 @@ static int new_timer(const struct tfd_ops *ops, int flags)
 /* the "mnt_id:" and "ino:" lines of /proc/self/fdinfo/FD */
 static void fdinfo_ids(int fd, long long *mnt_id, long long *ino)
 {
-	char path[64], line[256];
-	FILE *f;
+	static const char *const keys[] = { "mnt_id", "ino" };
+	unsigned long long v[2];
 
-	*mnt_id = *ino = -1;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	ASSERT(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "mnt_id:", 7))
-			*mnt_id = atoll(line + 7);
-		else if (!strncmp(line, "ino:", 4))
-			*ino = atoll(line + 4);
-	}
-	fclose(f);
+	ASSERT(!h_fdinfo_vals(fd, 0, 2, keys, v, -1ULL));
+	*mnt_id = (long long)v[0];
+	*ino = (long long)v[1];
 }
 
 /* readlink: anon_inode:[timerfd] and anon_inode:[dtimerfd], each its own */

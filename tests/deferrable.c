@@ -72,54 +72,6 @@ static void late_check(struct lates *l, const char *what)
 		l->v[l->n - 1]);
 }
 
-struct spinner {
-	pthread_t thread;
-	int cpu;
-	atomic_int stop;
-};
-
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ASSERT_OK(sched_setaffinity(0, sizeof(set), &set));
-}
-
-static void *spin(void *arg)
-{
-	struct spinner *s = arg;
-	struct sched_param sp = { 0 };
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(s->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-	while (!atomic_load_explicit(&s->stop, memory_order_relaxed))
-		;
-	return NULL;
-}
-
-static void spinner_start(struct spinner *s, int cpu)
-{
-	s->cpu = cpu;
-	atomic_store(&s->stop, 0);
-	ASSERT(pthread_create(&s->thread, NULL, spin, s) == 0);
-}
-
-static void spinner_stop(struct spinner *s)
-{
-	atomic_store(&s->stop, 1);
-	pthread_join(s->thread, NULL);
-}
-
-static int ncpus(void)
-{
-	return (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 static int dcreate(clockid_t clk)
 {
 	int fd = dtimerfd_create(clk, DTFD_CLOEXEC);
@@ -180,11 +132,11 @@ TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER, 120)
 		CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME,
 	};
 	static struct lates lates;
-	struct spinner s;
+	struct h_spinner s;
 	size_t i, c;
 
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 	for (c = 0; c < ARRAY_SIZE(clks); c++) {
 		for (i = 0; i < ARRAY_SIZE(ivals); i++) {
 			int iters = ivals[i] <= MS(10) ? 20 :
@@ -197,7 +149,7 @@ TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER, 120)
 						    &lates);
 		}
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	late_check(&lates, "busy CPU, every clock and interval");
 }
 
@@ -208,11 +160,11 @@ TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER, 120)
 TEST(never_early_periodic, T_DTFD_ONLY | T_NO_DEFER, 60)
 {
 	static const long long ivals[] = { MS(1), MS(4), MS(10), MS(25) };
-	struct spinner s;
+	struct h_spinner s;
 	size_t i;
 
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 	for (i = 0; i < ARRAY_SIZE(ivals); i++) {
 		int fd = dcreate(CLOCK_MONOTONIC);
 		long long start = h_now(CLOCK_MONOTONIC) + ivals[i];
@@ -234,7 +186,7 @@ TEST(never_early_periodic, T_DTFD_ONLY | T_NO_DEFER, 60)
 		}
 		close(fd);
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 }
 
 /*
@@ -306,11 +258,11 @@ TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER, 120)
 {
 	static const long long ivals[] = { MS(10), MS(100), SEC(1) };
 	int fd = dcreate(CLOCK_MONOTONIC);
-	struct spinner s;
+	struct h_spinner s;
 	size_t i;
 
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 	for (i = 0; i < ARRAY_SIZE(ivals); i++) {
 		int n = ivals[i] < SEC(1) ? 10 : 3, k;
 		struct lates l = { .n = 0 };
@@ -331,7 +283,7 @@ TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER, 120)
 		snprintf(what, sizeof(what), "%lld ms", ivals[i] / MS(1));
 		late_check(&l, what);
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	close(fd);
 }
 
@@ -342,10 +294,10 @@ TEST(long_interval_60_days, T_DTFD_ONLY | T_NO_DEFER, 30)
 	int fd = dcreate(CLOCK_MONOTONIC);
 	struct itimerspec cur;
 	struct h_fdinfo fi;
-	struct spinner s;
+	struct h_spinner s;
 
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 	ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE, days60, days60));
 	ASSERT_OK(dtimerfd_gettime(fd, &cur));
 	EXPECT(h_its_value(&cur) <= days60);
@@ -357,7 +309,7 @@ TEST(long_interval_60_days, T_DTFD_ONLY | T_NO_DEFER, 30)
 	EXPECT(strstr(fi.extra, "dtimerfd-mode: deferrable") != NULL);
 	ASSERT_OK(dtimerfd_gettime(fd, &cur));
 	EXPECT(h_its_value(&cur) < days60 - MS(900));
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	close(fd);
 }
 
@@ -370,13 +322,13 @@ TEST(realtime_steps, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 60)
 	int fd = dcreate(CLOCK_REALTIME);
 	long long deadline;
 	struct h_fdinfo fi;
-	struct spinner s;
+	struct h_spinner s;
 	uint64_t ticks;
 	short rev;
 
 	h_require_clock_set();
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 
 	/* forward: 60 days ahead, step to 1 s before it */
 	deadline = h_now(CLOCK_REALTIME) + SEC(60LL * 86400);
@@ -409,7 +361,7 @@ TEST(realtime_steps, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 60)
 	h_clock_restore();
 	EXPECT(h_poll(fd, 2000, &rev) == 1);
 
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	close(fd);
 }
 
@@ -419,10 +371,10 @@ TEST(mode_switch, T_DTFD_ONLY | T_NO_DEFER, 30)
 	int fd = dcreate(CLOCK_MONOTONIC), i;
 	struct itimerspec its = h_its(MS(20), MS(20)), old;
 	struct h_fdinfo fi;
-	struct spinner s;
+	struct h_spinner s;
 
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 	for (i = 0; i < 12; i++) {
 		int flags = i & 1 ? DTFD_TIMER_DEFERRABLE : 0;
 		uint64_t ticks;
@@ -440,7 +392,7 @@ TEST(mode_switch, T_DTFD_ONLY | T_NO_DEFER, 30)
 		ASSERT(h_read(fd, &ticks) == 8);
 		EXPECT(ticks >= 1);
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	close(fd);
 }
 
@@ -584,25 +536,25 @@ TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 	int fd = dcreate(CLOCK_MONOTONIC), k, quiet = 0, woke = 0;
 	int pfd = open("/proc/interrupts", O_RDONLY | O_CLOEXEC);
 	char path[64];
-	struct spinner s;
+	struct h_spinner s;
 	int ifd;
 
-	if (ncpus() < 2)
+	if (h_ncpus() < 2)
 		h_skip("needs two CPUs");
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	ifd = open(path, O_RDONLY | O_CLOEXEC);
 	ASSERT(pfd >= 0 && ifd >= 0);
 
-	spinner_start(&s, 1);
+	h_idle_spinner(&s, 1);
 	for (k = 0; k < 30; k++) {
 		unsigned long long before, ticks;
 		long long deadline;
 
-		pin_self(0);
+		h_pin(0);
 		deadline = h_now(CLOCK_MONOTONIC) + MS(100);
 		ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU |
 			      DTFD_TIMER_ABSTIME, deadline, 0));
-		pin_self(1);
+		h_pin(1);
 		h_sleep_ns(deadline + MS(1) - h_now(CLOCK_MONOTONIC));
 		before = cpu_irqs(pfd, 0);
 		h_sleep_ns(MS(100));
@@ -616,21 +568,21 @@ TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 			woke++;
 		}
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	h_diag("CPU 0 quiet after the deadline in %d of 30 rounds (the timer waited), woke and fired in %d",
 	       quiet, woke);
 	if (!quiet)
 		h_diag("CPU 0 never stayed quiet for 100 ms: nothing checked");
 
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 	for (k = 0; k < 10; k++) {
 		ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU,
 			      MS(20), 0));
 		h_sleep_ns(MS(200));
 		EXPECTF(fdinfo_ticks(ifd) == 1, "busy arming CPU, round %d", k);
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	close(ifd);
 	close(pfd);
 	close(fd);
@@ -647,13 +599,13 @@ TEST(rides_any_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 {
 	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 					    CLOCK_REALTIME };
-	int last = ncpus() - 1, k, c;
+	int last = h_ncpus() - 1, k, c;
 	struct lates lates = { 0 };
-	struct spinner s;
+	struct h_spinner s;
 
 	if (last < 1)
 		h_skip("needs two CPUs");
-	spinner_start(&s, last);
+	h_idle_spinner(&s, last);
 	for (c = 0; c < (int)ARRAY_SIZE(clocks); c++) {
 		int fd = dcreate(clocks[c]);
 
@@ -661,12 +613,12 @@ TEST(rides_any_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 			long long deadline, late;
 			uint64_t ticks;
 
-			pin_self(0);
+			h_pin(0);
 			deadline = h_now(clocks[c]) + MS(100);
 			ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE |
 				      DTFD_TIMER_ABSTIME, deadline,
 				      k & 1 ? MS(500) : 0));
-			pin_self(last);
+			h_pin(last);
 			EXPECT(h_poll(fd, 2000, NULL) == 1);
 			late = h_now(clocks[c]) - deadline;
 			EXPECTF(late >= 0, "%s: %lld ns early",
@@ -677,7 +629,7 @@ TEST(rides_any_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 		}
 		close(fd);
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	late_check(&lates, "armed on idle CPU 0, read on a busy CPU");
 }
 
@@ -711,7 +663,7 @@ TEST(delivered_on_access, T_DTFD_ONLY | T_NO_DEFER, 30)
 	struct itimerspec cur;
 	uint64_t ticks;
 
-	pin_self(0);
+	h_pin(0);
 	for (k = 0; k < 5; k++) {
 		ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE, MS(20), MS(30)));
 		h_sleep_ns(MS(100));
@@ -738,7 +690,7 @@ struct loc_count {
 
 static void loc_read(struct loc_count *c)
 {
-	ASSERTF(!h_local_timer_irqs(&c->all, &c->cpu0),
+	ASSERTF(!h_local_timer_irqs(&c->all, 0, &c->cpu0),
 		"no LOC row in /proc/interrupts");
 }
 
@@ -770,7 +722,7 @@ static void loc_during(int n, int flags, long long ns, struct loc_count *c)
 	struct loc_count before, after;
 
 	ASSERT(ep >= 0 && n <= 64);
-	pin_self(0);
+	h_pin(0);
 	for (i = 0; i < n; i++) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.fd = 0 };
 

@@ -4,10 +4,10 @@
  *
  * Several threads share a table of descriptors of both kinds, timers
  * (DTFD_IOC_CREATE's anonymous-inode files) and control descriptors
- * (opens of /dev/dtimerfd), and throw calls at them: the ten ioctls with
- * valid, invalid and random arguments on either kind, our ioctl numbers
- * with the wrong size or direction, their neighbours, v1's numbers and
- * random numbers; pointers that are NULL, unmapped, read-only,
+ * (opens of /dev/dtimerfd), and throw calls at them: every ioctl of
+ * ioctls.h with valid, invalid and random arguments on either kind, our
+ * ioctl numbers with the wrong size or direction, their neighbours, v1's
+ * numbers and random numbers; pointers that are NULL, unmapped, read-only,
  * misaligned, straddling into an unmapped page or kernel addresses; reads
  * of random sizes into such buffers, readv, preadv2(RWF_NOWAIT); poll,
  * select and epoll; open, CREATE, close, dup, fcntl, fork; settime in
@@ -56,6 +56,7 @@
 #include <sys/wait.h>
 
 #include "harness.h"
+#include "ioctls.h"
 
 #define FZ_SLOTS	96
 #define FZ_EPOLLS	3
@@ -88,17 +89,17 @@ struct its32 {
 };
 
 /* the calls, by kind: counted, and their errno checked against a set */
+#define K_IOCTL(name, nr, arg, fd, errs)	K_##name,
 enum kind {
-	K_FEATURES, K_CREATE, K_SETTIME64, K_SETTIME32, K_GETTIME64,
-	K_GETTIME32, K_SET_TICKS, K_SET_TOL, K_GET_TOL, K_GET_STATS,
+	DTFD_IOCTLS(K_IOCTL)	/* first, in ioctls.h's order */
 	K_IOC_OTHER, K_ENOTTY, K_READ, K_READV, K_POLL,
 	K_EPOLL_CTL, K_EPOLL_WAIT, K_OPEN, K_CLOSE, K_DUP, K_FCNTL, K_MISC,
 	K_FDINFO, K_FORK, K_CLOCK, K_NKINDS
 };
 
+#define K_NAME(name, nr, arg, fd, errs)	#name,
 static const char *const kind_name[K_NKINDS] = {
-	"FEATURES", "CREATE", "SETTIME64", "SETTIME32", "GETTIME64",
-	"GETTIME32", "SET_TICKS", "SET_TOL", "GET_TOL", "GET_STATS",
+	DTFD_IOCTLS(K_NAME)
 	"ioctl-other", "wrong-kind", "read", "readv", "poll",
 	"epoll_ctl", "epoll_wait", "open", "close", "dup", "fcntl", "misc",
 	"fdinfo", "fork", "clock-step",
@@ -109,17 +110,9 @@ static const char *const kind_name[K_NKINDS] = {
  * ioctl of ours on the other kind of descriptor counts as K_ENOTTY.
  */
 #define MAX_ERRS	8
+#define K_ERRS(name, nr, arg, fd, errs)	[K_##name] = { IOC_ERRS(errs) },
 static const short kind_errs[K_NKINDS][MAX_ERRS] = {
-	[K_FEATURES]	= { EFAULT, EBADF },
-	[K_CREATE]	= { EFAULT, EINVAL, EPERM, EBADF },
-	[K_SETTIME64]	= { EFAULT, EINVAL, EPERM, ECANCELED, EBADF },
-	[K_SETTIME32]	= { EFAULT, EINVAL, EPERM, ECANCELED, EBADF },
-	[K_GETTIME64]	= { EFAULT, EBADF },
-	[K_GETTIME32]	= { EFAULT, EBADF },
-	[K_SET_TICKS]	= { EFAULT, EINVAL, ECANCELED, EBADF },
-	[K_SET_TOL]	= { EFAULT, EINVAL, EBADF },
-	[K_GET_TOL]	= { EFAULT, EBADF },
-	[K_GET_STATS]	= { EFAULT, EBADF },
+	DTFD_IOCTLS(K_ERRS)
 	[K_IOC_OTHER]	= { ENOTTY, EBADF },
 	[K_ENOTTY]	= { ENOTTY },
 	[K_READ]	= { EAGAIN, EINVAL, EFAULT, ECANCELED, EINTR, EBADF },
@@ -176,17 +169,6 @@ static int failures;
 static unsigned long long total_calls;
 static long long hr_res = 1;
 
-/* ---- the generator: splitmix64 ---- */
-
-static uint64_t mix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 struct thr {
 	int id;
 	uint64_t rng;		/* the thread's stream: 8 draws per call */
@@ -204,7 +186,7 @@ struct thr {
 
 static uint64_t rnd(struct thr *t)
 {
-	return mix(&t->local);
+	return h_mix(&t->local);
 }
 
 static uint64_t below(struct thr *t, uint64_t n)
@@ -510,11 +492,6 @@ static int32_t rand_clock(struct thr *t)
 	return (int32_t)rnd(t);
 }
 
-static long long now_ns(clockid_t c)
-{
-	return h_now(c);
-}
-
 /* ---- checks on results ---- */
 
 static void check_its64(struct thr *t, const struct its64 *v, const char *what)
@@ -615,24 +592,19 @@ static void guard_disarm(struct thr *t)
 
 /* ---- the calls ---- */
 
-/* in enum kind's order; a new ioctl must be added to both */
-static const unsigned long our_cmds[] = {
-	DTFD_IOC_FEATURES, DTFD_IOC_CREATE, DTFD_IOC_SETTIME64,
-	DTFD_IOC_SETTIME32, DTFD_IOC_GETTIME64, DTFD_IOC_GETTIME32,
-	DTFD_IOC_SET_TICKS, DTFD_IOC_SET_TOLERANCE, DTFD_IOC_GET_TOLERANCE,
-	DTFD_IOC_GET_STATS,
-};
-_Static_assert(ARRAY_SIZE(our_cmds) == K_IOC_OTHER, "one kind per ioctl");
+/* the ioctls' kinds are their indexes in ioctls.h */
+_Static_assert((int)K_IOC_OTHER == (int)IOC_N, "one kind per ioctl");
+
+/* one of our ioctl numbers, at random */
+static unsigned long rand_cmd(struct thr *t)
+{
+	return dtfd_ioctls[below(t, IOC_N)].cmd;
+}
 
 /* the kind of an ioctl number; K_IOC_OTHER when it is none of ours */
 static enum kind cmd_kind(unsigned long cmd)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(our_cmds); i++)
-		if (cmd == our_cmds[i])
-			return (enum kind)(K_FEATURES + i);
-	return K_IOC_OTHER;
+	return (enum kind)dtfd_ioctl_index(cmd);
 }
 
 /*
@@ -649,7 +621,7 @@ static int vfs_type(unsigned int type)
 /* the control descriptor's ioctls; the rest are the timer's */
 static int ctl_cmd(enum kind k)
 {
-	return k == K_FEATURES || k == K_CREATE;
+	return dtfd_ioctls[k].fd == IOC_CTL;
 }
 
 /*
@@ -771,7 +743,7 @@ static size_t build_arg(struct thr *t, unsigned long cmd, unsigned char *buf,
  */
 static void op_ioctl_real(struct thr *t, int fd, int ctl)
 {
-	unsigned long cmd = our_cmds[below(t, ARRAY_SIZE(our_cmds))];
+	unsigned long cmd = rand_cmd(t);
 	unsigned char buf[64];
 	enum ptr_kind pk = pick_kind(t, 850);
 	uint64_t outp, p;
@@ -876,7 +848,7 @@ static void op_ioctl_variant(struct thr *t, int fd, int ctl)
 
 	switch (below(t, 4)) {
 	case 0:		/* one of ours, another size and/or direction */
-		cmd = our_cmds[below(t, ARRAY_SIZE(our_cmds))];
+		cmd = rand_cmd(t);
 		dir = _IOC_DIR(cmd);
 		size = _IOC_SIZE(cmd);
 		if (chance(t, 500))
@@ -893,27 +865,10 @@ static void op_ioctl_variant(struct thr *t, int fd, int ctl)
 		cmd = _IOC((unsigned int)below(t, 4), type, nr,
 			   (unsigned int)below(t, 80));
 		break;
-	case 2:		/* timerfd's own and a few famous ones */
+	case 2:		/* timerfd's own, v1's and a few famous ones */
 		{
 			static const unsigned long famous[] = {
-				TFD_IOC_SET_TICKS, 0, 1, 0xffffffffUL,
-				_IOW(DTFD_IOC_MAGIC, 0x00, struct dtfd_features),
-				_IOR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
-				_IOWR(DTFD_IOC_MAGIC, 0x01, struct dtfd_create),
-				_IOR(DTFD_IOC_MAGIC, 0x10, struct dtfd_settime),
-				_IOWR(DTFD_IOC_MAGIC, 0x11, struct dtfd_settime),
-				_IOW(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec64),
-				_IOR(DTFD_IOC_MAGIC, 0x12, struct dtfd_itimerspec32),
-				_IOR(DTFD_IOC_MAGIC, 0x13, struct dtfd_itimerspec64),
-				_IO(DTFD_IOC_MAGIC, 0x14),
-				_IOR(DTFD_IOC_MAGIC, 0x15, struct dtfd_tolerance),
-				_IOW(DTFD_IOC_MAGIC, 0x16, struct dtfd_tolerance),
-				_IOW(DTFD_IOC_MAGIC, 0x17, struct dtfd_stats),
-				_IOW(DTFD_IOC_MAGIC, 0x18, uint64_t),
-				_IOW(DTFD_IOC_MAGIC, 255, uint64_t),
-				/* v1's SETTIME, GETTIME, SET_TICKS, GETTIME64 */
-				0x4018D702UL, 0x4010D703UL, 0x4008D704UL,
-				0x8020D708UL,
+				DTFD_IOC_NOT_OURS
 			};
 
 			cmd = famous[below(t, ARRAY_SIZE(famous))];
@@ -985,10 +940,11 @@ static void op_settime_sane(struct thr *t, int fd, int ctl)
 			 (unsigned long long)tol.slack_ns,
 			 (unsigned long long)tol.max_defer_ns);
 		r = ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
-		account_ioctl(t, K_SET_TOL, fd, ctl, r, r < 0 ? errno : 0);
+		account_ioctl(t, K_SET_TOLERANCE, fd, ctl, r,
+			      r < 0 ? errno : 0);
 	}
 	if (flags & DTFD_TIMER_ABSTIME && v)
-		v += now_ns(absclk[below(t, ARRAY_SIZE(absclk))]) -
+		v += h_now(absclk[below(t, ARRAY_SIZE(absclk))]) -
 		     (long long)below(t, 2000000);
 	n64.vsec = v / NSEC_PER_SEC;
 	n64.vnsec = v % NSEC_PER_SEC;
@@ -1584,7 +1540,7 @@ static void one_op(struct thr *t)
 
 	/* always four draws from the thread's stream, whatever happens */
 	for (i = 0; i < 4; i++)
-		d[i] = mix(&t->rng);
+		d[i] = h_mix(&t->rng);
 	t->local = d[3];
 	op = pick_op(d[0]);
 	s = (int)(d[1] % FZ_SLOTS);
@@ -1683,7 +1639,7 @@ static void *thread_main(void *arg)
 						       __ATOMIC_RELAXED);
 			if (next_report)
 				h_diag("%llu calls, %.0f s", all,
-				       (now_ns(CLOCK_MONOTONIC) - start_ns) / 1e9);
+				       (h_now(CLOCK_MONOTONIC) - start_ns) / 1e9);
 			next_report += t->quota / 10 + 1;
 		}
 	}
@@ -1825,7 +1781,7 @@ TEST(fuzz, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 300)
 		int k;
 
 		t->id = i;
-		t->rng = mix(&s);
+		t->rng = h_mix(&s);
 		t->quota = target_calls / (unsigned long long)nthreads +
 			   (i == 0 ? target_calls % (unsigned long long)nthreads : 0);
 		t->arena = mmap(NULL, FZ_ARENA_PAGES * FZ_PAGE,
@@ -1843,12 +1799,12 @@ TEST(fuzz, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 300)
 		ASSERT_OK(mprotect(ro, FZ_PAGE, PROT_READ));
 	}
 
-	start_ns = now_ns(CLOCK_MONOTONIC);
+	start_ns = h_now(CLOCK_MONOTONIC);
 	for (i = 0; i < nthreads; i++)
 		ASSERT(!pthread_create(&tids[i], NULL, thread_main, &thrs[i]));
 	for (i = 0; i < nthreads; i++)
 		pthread_join(tids[i], NULL);
-	t1 = now_ns(CLOCK_MONOTONIC);
+	t1 = h_now(CLOCK_MONOTONIC);
 
 	for (i = 0; i < nthreads; i++)
 		total_calls += thrs[i].calls;
@@ -1894,10 +1850,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!seed_given) {
-		uint64_t s = (uint64_t)now_ns(CLOCK_REALTIME) ^
+		uint64_t s = (uint64_t)h_now(CLOCK_REALTIME) ^
 			     ((uint64_t)getpid() << 32);
 
-		seed = mix(&s);
+		seed = h_mix(&s);
 	}
 	target_calls = env_ull("DTFD_FUZZ_CALLS", target_calls);
 	nthreads = (int)env_ull("DTFD_FUZZ_THREADS", (unsigned long long)nthreads);

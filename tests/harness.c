@@ -2,22 +2,16 @@
 /*
  * The TAP harness behind every test program: case registration, one
  * forked child per backend with a timeout, the shared-memory trace, the
- * differential comparison and the small helpers the bodies share.
+ * differential comparison and the TAP output.  The helpers the bodies
+ * share are in helpers.c (those that skip or fail a case) and util.c
+ * (those the benchmark shares too).
  */
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/signalfd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/capability.h>
 
 #include "harness.h"
 
@@ -300,14 +294,9 @@ struct verdict {
 	char reason[200];
 };
 
-static long long mono_now(void)
-{
-	return h_now(CLOCK_MONOTONIC);
-}
-
 static void restore_clock(struct h_run *run)
 {
-	long long target = run->real0 + (mono_now() - run->mono0);
+	long long target = run->real0 + (h_now(CLOCK_MONOTONIC) - run->mono0);
 	struct timespec ts = h_ns_ts(target);
 
 	if (clock_settime(CLOCK_REALTIME, &ts))
@@ -327,7 +316,7 @@ static int nkeepers;
 
 static void keepers_start(void)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = h_ncpus();
 	long cpu;
 
 	if (getenv("DTFD_TEST_NO_KEEPERS"))
@@ -340,11 +329,8 @@ static void keepers_start(void)
 		pid = fork();
 		if (pid == 0) {
 			struct sched_param sp = { 0 };
-			cpu_set_t set;
 
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			sched_setaffinity(0, sizeof(set), &set);
+			h_pin_cpu((int)cpu);
 			sched_setscheduler(0, SCHED_IDLE, &sp);
 			for (;;)
 				__asm__ __volatile__("" ::: "memory");
@@ -375,7 +361,7 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 
 	memset(run, 0, sizeof(*run));
 	run->real0 = h_now(CLOCK_REALTIME);
-	run->mono0 = mono_now();
+	run->mono0 = h_now(CLOCK_MONOTONIC);
 	memset(v, 0, sizeof(*v));
 
 	/*
@@ -407,7 +393,7 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 	}
 	setpgid(pid, pid);
 
-	deadline = mono_now() + SEC(tc->timeout) * h_slow;
+	deadline = h_now(CLOCK_MONOTONIC) + SEC(tc->timeout) * h_slow;
 	for (;;) {
 		w = waitpid(pid, &status, WNOHANG);
 		if (w == pid)
@@ -416,7 +402,7 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 			status = -1;
 			break;
 		}
-		if (mono_now() > deadline) {
+		if (h_now(CLOCK_MONOTONIC) > deadline) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
@@ -425,8 +411,8 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 				 "timeout after %d s", tc->timeout * h_slow);
 			break;
 		}
-		ts = h_ns_ts(deadline - mono_now() > 0 ?
-			     deadline - mono_now() : 0);
+		ts = h_ns_ts(deadline - h_now(CLOCK_MONOTONIC) > 0 ?
+			     deadline - h_now(CLOCK_MONOTONIC) : 0);
 		sigtimedwait(&chld, NULL, &ts);
 	}
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
@@ -760,383 +746,7 @@ int h_main(int argc, char **argv)
 	return 0;
 }
 
-/* ---- helpers ---- */
-
-const clockid_t h_clocks[5] = {
-	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME,
-	CLOCK_REALTIME_ALARM, CLOCK_BOOTTIME_ALARM,
-};
-
-const char *h_clock_name(clockid_t c)
-{
-	switch (c) {
-	case CLOCK_REALTIME: return "REALTIME";
-	case CLOCK_MONOTONIC: return "MONOTONIC";
-	case CLOCK_BOOTTIME: return "BOOTTIME";
-	case CLOCK_REALTIME_ALARM: return "REALTIME_ALARM";
-	case CLOCK_BOOTTIME_ALARM: return "BOOTTIME_ALARM";
-	default: return "clock?";
-	}
-}
-
-/*
- * Alarm timers work without an RTC (it only matters for suspend), even
- * where clock_gettime() on the alarm clocks fails; ask timerfd itself.
- */
-int h_have_alarm(void)
-{
-	int fd = timerfd_create(CLOCK_BOOTTIME_ALARM, TFD_CLOEXEC);
-
-	if (fd >= 0)
-		close(fd);
-	return fd >= 0 || errno != EINVAL;
-}
-
-int h_can_wake_alarm(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	memset(data, 0, sizeof(data));
-	if (syscall(SYS_capget, &hdr, data))
-		return 0;
-	return !!(data[CAP_WAKE_ALARM / 32].effective &
-		  (1U << (CAP_WAKE_ALARM % 32)));
-}
-
-void h_require_root(void)
-{
-	if (geteuid() != 0)
-		h_skip("needs root");
-}
-
-void h_require_alarm(void)
-{
-	if (!h_have_alarm())
-		h_skip("kernel has no alarm timers");
-	if (!h_can_wake_alarm())
-		h_skip("needs CAP_WAKE_ALARM");
-}
-
-long long h_ts_ns(const struct timespec *ts)
-{
-	return (long long)ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
-}
-
-struct timespec h_ns_ts(long long ns)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ns / NSEC_PER_SEC;
-	ts.tv_nsec = ns % NSEC_PER_SEC;
-	if (ts.tv_nsec < 0) {
-		ts.tv_sec--;
-		ts.tv_nsec += NSEC_PER_SEC;
-	}
-	return ts;
-}
-
-long long h_now(clockid_t clockid)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clockid, &ts))
-		return -1;
-	return h_ts_ns(&ts);
-}
-
-void h_sleep_ns(long long ns)
-{
-	struct timespec ts = h_ns_ts(h_now(CLOCK_MONOTONIC) + ns);
-
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
-		;
-}
-
-struct itimerspec h_its(long long value_ns, long long interval_ns)
-{
-	struct itimerspec its;
-
-	its.it_value = h_ns_ts(value_ns);
-	its.it_interval = h_ns_ts(interval_ns);
-	return its;
-}
-
-long long h_its_value(const struct itimerspec *its)
-{
-	return h_ts_ns(&its->it_value);
-}
-
-long long h_its_interval(const struct itimerspec *its)
-{
-	return h_ts_ns(&its->it_interval);
-}
-
-long h_read(int fd, uint64_t *ticks)
-{
-	uint64_t v = 0;
-	long r = read(fd, &v, sizeof(v));
-
-	if (ticks)
-		*ticks = v;
-	return r;
-}
-
-int h_poll(int fd, int timeout_ms, short *revents)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int r;
-
-	do {
-		r = poll(&p, 1, timeout_ms);
-	} while (r < 0 && errno == EINTR);
-	if (revents)
-		*revents = p.revents;
-	return r;
-}
-
-long h_wait_read(int fd, int timeout_ms, uint64_t *ticks)
-{
-	int fl = fcntl(fd, F_GETFL);
-	long r;
-
-	h_poll(fd, timeout_ms, NULL);
-	fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-	r = h_read(fd, ticks);
-	fcntl(fd, F_SETFL, fl);
-	return r;
-}
-
-void h_set_nonblock(int fd, int on)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
-}
-
-void *h_bad_ptr(void)
-{
-	static void *p;
-
-	if (!p) {
-		p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			 -1, 0);
-		if (p == MAP_FAILED) {
-			p = NULL;
-			h_fail(__FILE__, __LINE__, "mmap", "%s",
-			       strerror(errno));
-			h_abort();
-		}
-	}
-	return p;
-}
-
-/* Write @s to the file @path (sysfs, debugfs): 0, or -1 with errno. */
-int h_write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
-static int h_tmpfile(int flags)
-{
-	char path[] = "/tmp/dtfd-notimer-XXXXXX";
-	int fd = mkstemp(path);
-
-	if (fd >= 0 && flags != O_RDWR) {
-		int fd2 = open(path, flags);
-
-		close(fd);
-		fd = fd2;
-	}
-	unlink(path);
-	return fd;
-}
-
-/* One entry of h_not_timers(); a descriptor that could not be made aborts. */
-static void not_timer_add(struct h_not_timer *out, int *n, int max,
-			  const char *name, int fd, int isbad, int line)
-{
-	if (fd == -1 && isbad != 2) {
-		h_fail(__FILE__, line, name, "%s", strerror(errno));
-		h_abort();
-	}
-	if (*n < max)
-		out[(*n)++] = (struct h_not_timer){ name, fd, !!isbad };
-}
-
-int h_not_timers(int timer, struct h_not_timer *out, int max)
-{
-	char self[64];
-	sigset_t none;
-	int n = 0, closed, sv[2], udp, ctl;
-
-#define NT(nm, expr, isbad) \
-	not_timer_add(out, &n, max, nm, (expr), (isbad), __LINE__)
-
-	sigemptyset(&none);
-	/* a number high enough not to be handed out again below */
-	closed = fcntl(0, F_DUPFD, 900);
-	close(closed);
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", timer);
-	NT("-1", -1, 2);
-	NT("closed fd", closed, 1);
-	NT("O_PATH file", h_tmpfile(O_PATH), 1);
-	NT("O_PATH directory", open("/", O_PATH | O_DIRECTORY), 1);
-	NT("O_PATH /dev/null", open("/dev/null", O_PATH), 1);
-	NT("O_PATH of the timer", open(self, O_PATH), 1);
-	NT("directory", open("/", O_RDONLY | O_DIRECTORY), 0);
-	NT("regular file", h_tmpfile(O_RDWR), 0);
-	NT("write-only file", h_tmpfile(O_WRONLY), 0);
-	NT("/dev/null", open("/dev/null", O_RDWR), 0);
-	NT("unix socket", socket(AF_UNIX, SOCK_STREAM, 0), 0);
-	/* the debug kernel (allnoconfig and debugging) has no IPv4 */
-	udp = socket(AF_INET, SOCK_DGRAM, 0);
-	if (udp >= 0 || errno != EAFNOSUPPORT)
-		NT("udp socket", udp, 0);
-	else
-		h_diag("udp socket left out: this kernel has no IPv4");
-	if (!socketpair(AF_UNIX, SOCK_DGRAM, 0, sv)) {
-		close(sv[1]);
-		NT("socketpair end", sv[0], 0);
-	}
-	NT("eventfd", eventfd(0, 0), 0);
-	NT("epoll", epoll_create1(0), 0);
-	NT("signalfd", signalfd(-1, &none, 0), 0);
-	NT("memfd", memfd_create("dtfd-notimer", 0), 0);
-	/*
-	 * Where the device exists: its control descriptor, and a timer of the
-	 * other implementation (a dtimerfd for timerfd, a timerfd for
-	 * dtimerfd), neither of which the backend under test can program.
-	 */
-	ctl = open(DTIMERFD_DEVICE, O_RDWR | O_CLOEXEC);
-	if (ctl >= 0) {
-		struct dtfd_create c = { CLOCK_MONOTONIC, O_CLOEXEC };
-
-		NT("dtimerfd control fd", ctl, 0);
-		NT("the other implementation's timer",
-		   h_ops && h_ops->kind != BK_NATIVE ?
-		   timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC) :
-		   ioctl(ctl, DTFD_IOC_CREATE, &c), 0);
-	}
-#undef NT
-	return n;
-}
-
-void h_not_timers_close(struct h_not_timer *nt, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (nt[i].fd >= 0 && strcmp(nt[i].name, "closed fd"))
-			close(nt[i].fd);
-}
-
-int h_local_timer_irqs(unsigned long long *all, unsigned long long *cpu0)
-{
-	FILE *f = fopen("/proc/interrupts", "re");
-	char line[4096];
-	int ret = -1;
-
-	if (!f)
-		return -1;
-	while (ret && fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		int col;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		*all = 0;
-		for (col = 0;; col++, p = end) {
-			unsigned long long v = strtoull(p, &end, 10);
-
-			if (end == p)
-				break;
-			*all += v;
-			if (!col && cpu0)
-				*cpu0 = v;
-		}
-		ret = 0;
-	}
-	fclose(f);
-	return ret;
-}
-
-int h_fdinfo(int fd, struct h_fdinfo *fi)
-{
-	static const char *keys[5] = {
-		"clockid:", "ticks:", "settime flags:", "it_value:",
-		"it_interval:",
-	};
-	char path[64], line[256];
-	int pos[5] = { -1, -1, -1, -1, -1 };
-	int i, n = 0, last = -1;
-	FILE *f;
-
-	memset(fi, 0, sizeof(*fi));
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		int k = -1;
-
-		for (i = 0; i < 5; i++)
-			if (!strncmp(line, keys[i], strlen(keys[i])))
-				k = i;
-		if (!strncmp(line, "flags:", 6))
-			fi->flags = strtoul(line + 6, NULL, 8);
-		if (k < 0) {
-			if (last == 4 && strlen(fi->extra) + strlen(line) <
-			    sizeof(fi->extra))
-				strcat(fi->extra, line);
-			n++;
-			continue;
-		}
-		pos[k] = n++;
-		last = k;
-		fi->nlines++;
-		switch (k) {
-		case 0:
-			fi->clockid = atoi(line + 8);
-			break;
-		case 1:
-			fi->ticks = strtoull(line + 6, NULL, 10);
-			break;
-		case 2:
-			sscanf(line + 14, " %15s", fi->settime_flags_str);
-			fi->settime_flags = strtoul(fi->settime_flags_str,
-						    NULL, 8);
-			break;
-		case 3:
-			sscanf(line + 9, " (%lld, %lld)", &fi->value_sec,
-			       &fi->value_nsec);
-			break;
-		case 4:
-			sscanf(line + 12, " (%lld, %lld)", &fi->interval_sec,
-			       &fi->interval_nsec);
-			break;
-		}
-	}
-	fclose(f);
-	fi->ordered = 1;
-	for (i = 0; i < 5; i++)
-		if (pos[i] < 0 || (i && pos[i] != pos[i - 1] + 1))
-			fi->ordered = 0;
-	return 0;
-}
+/* ---- the clock (h_run knows what to restore) ---- */
 
 int h_clock_set(long long realtime_ns)
 {

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "dtimerfd.h"
+#include "util.h"
 
 #ifndef CLOCK_REALTIME_ALARM
 #define CLOCK_REALTIME_ALARM	8
@@ -42,19 +43,9 @@
 #ifndef CLOCK_BOOTTIME_ALARM
 #define CLOCK_BOOTTIME_ALARM	9
 #endif
-#ifndef TFD_IOC_SET_TICKS	/* <linux/timerfd.h> clashes with glibc's */
-#include <sys/ioctl.h>
-#define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
-#endif
 #ifndef TFD_TIMER_CANCEL_ON_SET
 #define TFD_TIMER_CANCEL_ON_SET	(1 << 1)
 #endif
-
-#define NSEC_PER_SEC	1000000000LL
-#define NSEC_PER_MSEC	1000000LL
-#define MS(x)		((long long)(x) * NSEC_PER_MSEC)
-#define SEC(x)		((long long)(x) * NSEC_PER_SEC)
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum backend {
 	BK_NATIVE,
@@ -222,7 +213,7 @@ void h_rec_str(const char *s, const char *fmt, ...)
 	}								\
 } while (0)
 
-/* ---- helpers ---- */
+/* ---- helpers.c: helpers that skip or fail the case (util.h: the rest) ---- */
 
 extern const clockid_t h_clocks[5];	/* the five timerfd clocks */
 const char *h_clock_name(clockid_t clockid);
@@ -231,27 +222,13 @@ int h_can_wake_alarm(void);	/* caller has CAP_WAKE_ALARM */
 void h_require_root(void);	/* skip unless uid 0 */
 void h_require_alarm(void);	/* skip unless alarm clocks usable */
 
-long long h_ts_ns(const struct timespec *ts);
-struct timespec h_ns_ts(long long ns);
-long long h_now(clockid_t clockid);
-void h_sleep_ns(long long ns);
-struct itimerspec h_its(long long value_ns, long long interval_ns);
-long long h_its_value(const struct itimerspec *its);
-long long h_its_interval(const struct itimerspec *its);
-
-/* read() of a timer: returns read()'s result, count in *ticks */
-long h_read(int fd, uint64_t *ticks);
-/* poll for POLLIN: 1 readable, 0 timeout, -1 error; revents in *revents */
-int h_poll(int fd, int timeout_ms, short *revents);
-/* wait up to timeout_ms for readability, then read once (nonblocking) */
-long h_wait_read(int fd, int timeout_ms, uint64_t *ticks);
-void h_set_nonblock(int fd, int on);
-
 /* an address in a PROT_NONE page: EFAULT bait */
 void *h_bad_ptr(void);
 
-/* write s to the file at path (sysfs, debugfs): 0, or -1 with errno */
-int h_write_file(const char *path, const char *s);
+/* h_pin_cpu() or a failed case */
+void h_pin(int cpu);
+/* a SCHED_IDLE spinner on @cpu (h_spinner_stop()), or a failed case */
+void h_idle_spinner(struct h_spinner *s, int cpu);
 
 /*
  * Every kind of descriptor that is not a timer, for the differential
@@ -273,26 +250,7 @@ struct h_not_timer {
 int h_not_timers(int timer, struct h_not_timer *out, int max);
 void h_not_timers_close(struct h_not_timer *nt, int n);
 
-/*
- * Local-timer interrupts so far (the LOC row of /proc/interrupts): the sum
- * over CPUs in *all, CPU 0's in *cpu0 (may be NULL); 0, or -1 if unknown.
- */
-int h_local_timer_irqs(unsigned long long *all, unsigned long long *cpu0);
-
-/* parsed /proc/self/fdinfo/FD timer lines */
-struct h_fdinfo {
-	int clockid;
-	unsigned long long ticks;
-	unsigned int settime_flags;
-	char settime_flags_str[16];
-	long long value_sec, value_nsec;
-	long long interval_sec, interval_nsec;
-	unsigned int flags;		/* generic "flags:" (octal) */
-	int nlines;			/* timer lines found, 0..5 */
-	int ordered;			/* the five appear consecutively in order */
-	char extra[512];		/* any lines after the five */
-};
-int h_fdinfo(int fd, struct h_fdinfo *fi);
+/* ---- harness.c: the clock, restored after every run ---- */
 
 /*
  * CLOCK_REALTIME changes.  The harness remembers a (MONOTONIC, REALTIME)

@@ -112,7 +112,7 @@ static long long local_timer_irqs(void)
 {
 	unsigned long long all;
 
-	return h_local_timer_irqs(&all, NULL) ? -1 : (long long)all;
+	return h_local_timer_irqs(&all, 0, NULL) ? -1 : (long long)all;
 }
 
 /*

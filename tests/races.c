@@ -27,71 +27,27 @@
 
 #include "harness.h"
 
-#define PARAM_DIR	"/sys/module/dtimerfd/parameters/"
-
 #ifndef RWF_NOWAIT
 #define RWF_NOWAIT	0x00000008
 #endif
 
 static long long race_seconds = 8;
 
-/* the debug parameter's value, or -1 when this build has none */
-static long param_get(const char *name)
-{
-	char path[128], buf[32];
-	FILE *f;
-	long v = -1;
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f))
-		v = buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : strtol(buf, NULL, 0);
-	fclose(f);
-	return v;
-}
-
-static int param_set(const char *name, long v)
-{
-	char path[128], val[32];
-
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
-	snprintf(val, sizeof(val), "%ld\n", v);
-	return h_write_file(path, val);
-}
-
 static int have_knob(void)
 {
-	return param_get("race_delay_us") >= 0 && !geteuid();
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ASSERTF(!sched_setaffinity(0, sizeof(set), &set), "pin to CPU %d: %s",
-		cpu, strerror(errno));
+	return h_param_get("race_delay_us") >= 0 && !geteuid();
 }
 
 static void require_cpus(int n)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < n)
+	if (h_ncpus() < n)
 		h_skip("needs %d online CPUs", n);
 }
 
-static int spin_stop;
-
 /* keeps CPU 0 busy, so its tick runs the deferrable callback */
-static void *spinner(void *arg)
+static void spinner_start(struct h_spinner *s)
 {
-	(void)arg;
-	pin(0);
-	while (!__atomic_load_n(&spin_stop, __ATOMIC_RELAXED))
-		;
-	return NULL;
+	ASSERT(!h_spinner_start(s, 0, SCHED_OTHER, 0));
 }
 
 /*
@@ -103,24 +59,23 @@ TEST(clock_step_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 {
 	int rounds, i, knob = have_knob();
 	long long hold = knob ? MS(300) : 0;
-	pthread_t spin;
+	struct h_spinner spin;
 
 	require_cpus(2);
 	h_require_clock_set();
 	if (knob) {
-		ASSERT_OK(param_set("race_delay_fixed", 1));
-		ASSERT_OK(param_set("race_delay_us", hold / 1000));
+		ASSERT_OK(h_param_set("race_delay_fixed", 1));
+		ASSERT_OK(h_param_set("race_delay_us", hold / 1000));
 	}
 	rounds = knob ? 4 : 400;
 	h_diag("%d rounds, callbacks held %lld ms", rounds, hold / MS(1));
-	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
-	ASSERT(!pthread_create(&spin, NULL, spinner, NULL));
+	spinner_start(&spin);
 	for (i = 0; i < rounds; i++) {
 		struct itimerspec its = h_its(MS(1), MS(1)), cur;
 		int fd;
 
 		/* armed on CPU 0: its callback runs there, held */
-		pin(0);
+		h_pin(0);
 		fd = dtimerfd_create(i & 1 ? CLOCK_BOOTTIME : CLOCK_REALTIME,
 				     DTFD_NONBLOCK);
 		ASSERT_OK(fd);
@@ -133,7 +88,7 @@ TEST(clock_step_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 			ASSERT_OK(dtimerfd_settime(fd, DTFD_TIMER_DEFERRABLE,
 						   &its, NULL));
 		}
-		pin(1);
+		h_pin(1);
 		h_sleep_ns(knob ? MS(50) : (i % 8) * 500000LL);
 		/* CPU 1 delivers and re-arms while the callback waits */
 		EXPECT_OK(dtimerfd_gettime(fd, &cur));
@@ -144,10 +99,9 @@ TEST(clock_step_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 		close(fd);
 		h_sleep_ns(knob ? hold + MS(100) : 0);
 	}
-	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
-	pthread_join(spin, NULL);
+	h_spinner_stop(&spin);
 	if (knob)
-		param_set("race_delay_us", 0);
+		h_param_set("race_delay_us", 0);
 	h_clock_restore();
 }
 
@@ -163,18 +117,17 @@ TEST(clock_step_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 TEST(ride_step_back_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 {
 	long long hold = MS(300);
-	pthread_t spin;
+	struct h_spinner spin;
 	int i;
 
 	require_cpus(2);
 	h_require_clock_set();
 	if (!have_knob())
 		h_skip("needs the debug module's race_delay_us (make check-stress)");
-	ASSERT_OK(param_set("race_delay_fixed", 1));
-	ASSERT_OK(param_set("race_delay_us", hold / 1000));
-	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
-	ASSERT(!pthread_create(&spin, NULL, spinner, NULL));
-	pin(1);
+	ASSERT_OK(h_param_set("race_delay_fixed", 1));
+	ASSERT_OK(h_param_set("race_delay_us", hold / 1000));
+	spinner_start(&spin);
+	h_pin(1);
 	for (i = 0; i < 3; i++) {
 		struct itimerspec its = h_its(h_now(CLOCK_REALTIME) + MS(5), 0);
 		int fd = dtimerfd_create(CLOCK_REALTIME, DTFD_NONBLOCK);
@@ -195,9 +148,8 @@ TEST(ride_step_back_close, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 					   DTFD_TIMER_ABSTIME, &its, NULL));
 		close(fd);
 	}
-	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
-	pthread_join(spin, NULL);
-	param_set("race_delay_us", 0);
+	h_spinner_stop(&spin);
+	h_param_set("race_delay_us", 0);
 	h_clock_restore();
 }
 
@@ -253,7 +205,7 @@ static void *reader(void *arg)
 	int cpu = __atomic_fetch_add(&next_cpu, 1, __ATOMIC_RELAXED) % 2;
 	unsigned long n = 0;
 
-	pin(cpu);
+	h_pin(cpu);
 	while (!__atomic_load_n(&s->stop, __ATOMIC_RELAXED)) {
 		uint64_t ticks = 0;
 		struct iovec iov = { &ticks, sizeof(ticks) };
@@ -291,36 +243,6 @@ static void *reader(void *arg)
 }
 
 /*
- * @n keys of the fd's fdinfo, from one read of it: the module fills it
- * under one lock, so the values belong together (two reads would not: a
- * periodic timer expires between them).
- */
-static void fdinfo_ull(int fd, int n, const char *const *keys,
-		       unsigned long long *vals)
-{
-	char path[64], line[256];
-	FILE *f;
-	int i;
-
-	for (i = 0; i < n; i++)
-		vals[i] = 0;
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	/* the whole of it in the first read(2): one call of the module's show */
-	setvbuf(f, NULL, _IOFBF, 8192);
-	while (fgets(line, sizeof(line), f))
-		for (i = 0; i < n; i++) {
-			size_t kl = strlen(keys[i]);
-
-			if (!strncmp(line, keys[i], kl) && line[kl] == ':')
-				vals[i] = strtoull(line + kl + 1, NULL, 10);
-		}
-	fclose(f);
-}
-
-/*
  * Issue 13 item 2.  A stale backstop callback, which waited for wqh.lock
  * while another CPU delivered and re-armed, delivered the next period
  * early: a blocking read of 0, an expiry read before its deadline, one
@@ -331,15 +253,15 @@ TEST(backstop_early, T_DTFD_ONLY | T_NO_DEFER, 120)
 	static const long long bounds[] = { 1, 20000 };
 	int knob = have_knob(), b;
 	struct shared s;
-	pthread_t th[2], spin;
+	pthread_t th[2];
+	struct h_spinner spin;
 
 	require_cpus(2);
 	if (knob) {
-		ASSERT_OK(param_set("race_delay_fixed", 0));
-		ASSERT_OK(param_set("race_delay_us", 200));
+		ASSERT_OK(h_param_set("race_delay_fixed", 0));
+		ASSERT_OK(h_param_set("race_delay_us", 200));
 	}
-	__atomic_store_n(&spin_stop, 0, __ATOMIC_RELAXED);
-	ASSERT(!pthread_create(&spin, NULL, spinner, NULL));
+	spinner_start(&spin);
 	for (b = 0; b < (int)ARRAY_SIZE(bounds); b++) {
 		static const char *const keys[] = {
 			"ticks", "dtimerfd-expirations", "dtimerfd-backstop",
@@ -367,7 +289,8 @@ TEST(backstop_early, T_DTFD_ONLY | T_NO_DEFER, 120)
 		pthread_join(th[0], NULL);
 		pthread_join(th[1], NULL);
 		/* one snapshot: pending and counted agree */
-		fdinfo_ull(s.fd, 3, keys, v);
+		/* one read: the module fills it under one lock */
+		h_fdinfo_vals(s.fd, 0, 3, keys, v, 0);
 		pending = v[0];
 		exp = v[1];
 		if (exp != s.read + pending)
@@ -379,10 +302,9 @@ TEST(backstop_early, T_DTFD_ONLY | T_NO_DEFER, 120)
 		       v[2], s.violations);
 		close(s.fd);
 	}
-	__atomic_store_n(&spin_stop, 1, __ATOMIC_RELAXED);
-	pthread_join(spin, NULL);
+	h_spinner_stop(&spin);
 	if (knob)
-		param_set("race_delay_us", 0);
+		h_param_set("race_delay_us", 0);
 }
 
 int main(int argc, char **argv)

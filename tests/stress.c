@@ -86,11 +86,7 @@ static struct worker clocker;
 
 static uint64_t rnd(struct worker *w)
 {
-	uint64_t z = (w->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return h_mix(&w->rng);
 }
 
 static uint64_t below(struct worker *w, uint64_t n)
@@ -641,22 +637,13 @@ static void oracle_op(struct oracle *o, struct worker *w, int side)
 static void oracle_counts(int fd, unsigned long long *exp,
 			  unsigned long long *pending)
 {
-	char path[64], line[256];
-	FILE *f;
+	static const char *const keys[] = { "dtimerfd-expirations", "ticks" };
+	unsigned long long v[2];
 
-	*exp = *pending = 0;
 	/* this thread's table: /proc/self is the leader's */
-	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "ticks:", 6))
-			*pending = strtoull(line + 6, NULL, 10);
-		else if (!strncmp(line, "dtimerfd-expirations:", 21))
-			*exp = strtoull(line + 21, NULL, 10);
-	}
-	fclose(f);
+	h_fdinfo_vals(fd, 1, 2, keys, v, 0);
+	*exp = v[0];
+	*pending = v[1];
 }
 
 /*
@@ -914,25 +901,17 @@ static int can_hotplug(void)
 
 	if (e && !strcmp(e, "0"))
 		return 0;
-	return !geteuid() && sysconf(_SC_NPROCESSORS_ONLN) >= 2 &&
+	return !geteuid() && h_ncpus() >= 2 &&
 	       !access("/sys/devices/system/cpu/cpu1/online", W_OK);
 }
-
-#define RACE_PARAM	"/sys/module/dtimerfd/parameters/race_delay_us"
 
 /* race_delay_us := @us on a debug build; the old value, -1 without one */
 static long race_delay(long us)
 {
-	FILE *f = fopen(RACE_PARAM, "r+");
-	long old = -1;
+	long old = h_param_get("race_delay_us");
 
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &old) != 1)
-		old = -1;
-	rewind(f);
-	fprintf(f, "%ld\n", us);
-	fclose(f);
+	if (old >= 0)
+		h_param_set("race_delay_us", us);
 	return old;
 }
 

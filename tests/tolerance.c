@@ -15,49 +15,6 @@
 
 #define TCG_MARGIN	MS(300)		/* a loaded TCG host stalls guests */
 
-struct spinner {
-	pthread_t thread;
-	int cpu;
-	atomic_int stop;
-};
-
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ASSERT_OK(sched_setaffinity(0, sizeof(set), &set));
-}
-
-static void *spin(void *arg)
-{
-	struct spinner *s = arg;
-	struct sched_param sp = { 0 };
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(s->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-	while (!atomic_load_explicit(&s->stop, memory_order_relaxed))
-		;
-	return NULL;
-}
-
-static void spinner_start(struct spinner *s, int cpu)
-{
-	s->cpu = cpu;
-	atomic_store(&s->stop, 0);
-	ASSERT(pthread_create(&s->thread, NULL, spin, s) == 0);
-}
-
-static void spinner_stop(struct spinner *s)
-{
-	atomic_store(&s->stop, 1);
-	pthread_join(s->thread, NULL);
-}
-
 static int dcreate(void)
 {
 	int fd = dtimerfd_create(CLOCK_MONOTONIC, DTFD_CLOEXEC);
@@ -116,7 +73,7 @@ TEST(slack_window, T_DTFD_ONLY | T_NO_DEFER, 60)
 {
 	int a = dcreate(), b = dcreate(), k, rode = 0;
 
-	pin_self(0);
+	h_pin(0);
 	ASSERT_OK(dtimerfd_set_tolerance(a, MS(400), 0));
 	for (k = 0; k < 5; k++) {
 		long long t0 = h_now(CLOCK_MONOTONIC), got;
@@ -169,26 +126,26 @@ TEST(bounded_deferral, T_DTFD_ONLY | T_NO_DEFER, 90)
 {
 	int fd = dcreate(), k, backstopped = 0;
 	struct dtfd_stats st;
-	struct spinner s;
+	struct h_spinner s;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (h_ncpus() < 2)
 		h_skip("needs two CPUs");
 	ASSERT_OK(dtimerfd_set_tolerance(fd, 0, MS(30)));
-	spinner_start(&s, 1);
+	h_idle_spinner(&s, 1);
 	for (k = 0; k < 10; k++) {
 		long long t0, got;
 		uint64_t ticks;
 
-		pin_self(0);
+		h_pin(0);
 		t0 = h_now(CLOCK_MONOTONIC);
 		ASSERT_OK(arm_abs(fd, DTFD_TIMER_DEFERRABLE, t0 + MS(20), 0));
-		pin_self(1);
+		h_pin(1);
 		ASSERT(h_read(fd, &ticks) == 8 && ticks == 1);
 		got = h_now(CLOCK_MONOTONIC) - t0;
 		EXPECTF(got >= MS(20), "early: %lld ns", got);
 		EXPECTF(got <= MS(50) + TCG_MARGIN, "round %d: %lld ns", k, got);
 	}
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 	ASSERT_OK(dtimerfd_get_stats(fd, &st));
 	backstopped = (int)st.backstop;
 	h_diag("10 deliveries, %d by the backstop, latest %.3f ms late",
@@ -274,7 +231,7 @@ TEST(stats_deferred, T_DTFD_ONLY | T_NO_DEFER, 30)
 	struct dtfd_stats st;
 	uint64_t ticks;
 
-	pin_self(0);
+	h_pin(0);
 	/* due 10 ms from now; look after 300 ms: delivered on access at least */
 	ASSERT_OK(arm_abs(fd, DTFD_TIMER_DEFERRABLE,
 			  h_now(CLOCK_MONOTONIC) + MS(10), 0));
@@ -371,11 +328,11 @@ static void on_alarm(int sig)
 TEST(nanosleep_basics, T_DTFD_ONLY | T_NO_DEFER, 60)
 {
 	struct timespec req = { 0, MS(50) }, rem = { 0, 0 };
-	struct spinner s;
+	struct h_spinner s;
 	long long t0, got;
 
-	pin_self(0);
-	spinner_start(&s, 0);
+	h_pin(0);
+	h_idle_spinner(&s, 0);
 	/* relative, strict and deferrable: never short */
 	t0 = h_now(CLOCK_MONOTONIC);
 	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, &req, NULL) == 0);
@@ -400,7 +357,7 @@ TEST(nanosleep_basics, T_DTFD_ONLY | T_NO_DEFER, 60)
 	req.tv_sec = 0;
 	req.tv_nsec = 0;
 	EXPECT(dtimerfd_nanosleep(CLOCK_MONOTONIC, 0, &req, NULL) == 0);
-	spinner_stop(&s);
+	h_spinner_stop(&s);
 
 	/* errors, as clock_nanosleep(2) numbers them */
 	req.tv_nsec = 1000000000;
