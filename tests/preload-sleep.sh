@@ -4,7 +4,8 @@
 # The preload shim's sleeps and waits against libc's own (sleep-shim.c),
 # in the guest (TAP): under the default policy they must go through a
 # dtimerfd, under none, all, an excluded program's name and a policy the
-# shim does not understand they must stay libc's; in every case each
+# shim does not understand, and without the device (with or without
+# DTIMERFD_FALLBACK) they must stay libc's; in every case each
 # call's results must equal libc's.  One TAP stream, renumbered.
 eco=$(cd "$(dirname "$0")" && pwd)/eco
 ld="$eco/lib/ld-linux-x86-64.so.2 --library-path $eco/lib"
@@ -32,4 +33,5 @@ echo "TAP version 13"
 	run "excluded" exact LD_PRELOAD="$shim" DTIMERFD_POLICY=bound=10%,exclude=cron:sleep-shim
 	run "typo" exact LD_PRELOAD="$shim" DTIMERFD_POLICY=bound=10
 	run "no device" exact LD_PRELOAD="$shim" DTIMERFD_DEVICE=/nonexistent
+	run "no device, fallback" exact LD_PRELOAD="$shim" DTIMERFD_DEVICE=/nonexistent DTIMERFD_FALLBACK=1
 } | awk '/^(not )?ok / { n++; sub(/ok [0-9]+ /, "ok " n " ") } { print } END { print "1.." n }'

@@ -483,7 +483,7 @@ static void t_threads(void)
 	ok(bad == 0, "threads: 40 x 5 polls at once, %zu early or failed", bad);
 }
 
-static int count_dtimerfds(void);
+static int count_fds(int dtimerfd_only);
 
 /*
  * A forked child's sleeps are its own, not the parent's timer's; it
@@ -498,7 +498,7 @@ static void t_fork(void)
 	poll(NULL, 0, 1);		/* the parent's timer exists */
 	pid = fork();
 	if (!pid) {
-		int inherited = count_dtimerfds();
+		int inherited = count_fds(1);
 
 		t0 = now(CLOCK_MONOTONIC);
 		poll(NULL, 0, 300);
@@ -514,8 +514,11 @@ static void t_fork(void)
 	   early, st);
 }
 
-/* The descriptors of ours: dtimerfds the program did not make. */
-static int count_dtimerfds(void)
+/*
+ * The open descriptors: all of them, or (dtimerfd_only) the shim's own
+ * timers, dtimerfds the program did not make.
+ */
+static int count_fds(int dtimerfd_only)
 {
 	char path[64], link[64];
 	int fd, count = 0;
@@ -526,7 +529,7 @@ static int count_dtimerfds(void)
 		len = readlink(path, link, sizeof(link) - 1);
 		if (len > 0) {
 			link[len] = 0;
-			count += !strcmp(link, "anon_inode:[dtimerfd]");
+			count += !dtimerfd_only || !strcmp(link, "anon_inode:[dtimerfd]");
 		}
 	}
 	return count;
@@ -536,10 +539,11 @@ int main(int argc, char **argv)
 {
 	const char *expect = argc > 1 ? argv[1] : "exact";
 	const struct calls *c[] = { &libc, &prog };
-	int i, fds;
+	int i, fds, before, after;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	load_libc();
+	before = count_fds(0);
 	printf("TAP version 13\n");
 	for (i = 0; i < 2; i++) {
 		t_poll(c[i]);
@@ -550,9 +554,14 @@ int main(int argc, char **argv)
 	}
 	t_threads();
 	t_fork();
-	fds = count_dtimerfds();
+	fds = count_fds(1);
 	ok(!strcmp(expect, "deferred") ? fds == 3 : fds == 0,
 	   "the shim's own timers: %d (%s)", fds, expect);
+	/* Whatever the shim falls back to, it keeps no more than its timers. */
+	after = count_fds(0);
+	ok(after - before == fds,
+	   "no descriptor leaked: %d open before, %d after, %d of them the shim's timers",
+	   before, after, fds);
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
 }
