@@ -67,7 +67,7 @@ DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dir
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
-.PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
+.PHONY: all module userlib tests examples guest deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
@@ -85,7 +85,7 @@ INSTALL ?= install
 # the live system's loader cache knows the new library (no DESTDIR only)
 LDCONFIG ?= ldconfig
 
-all: module userlib tests examples
+all: module userlib tests examples guest
 
 module: kdir-check
 	$(KMAKE) $(KBUILD_ARGS) modules
@@ -98,6 +98,29 @@ tests: userlib
 
 examples: userlib
 	$(MAKE) -C examples
+
+# The guest's own programs, static (the guest has no libc): vm/init.c,
+# PID 1 of every vm/run boot, and the lanes' programs.  Those that scan
+# the kernel log compile in build/vm/splat.h, made from vm/splat.txt, the
+# one list of kernel reports.  Written under a temporary name and renamed:
+# lanes running side by side may build at once.
+GUEST_CC ?= gcc
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Ibuild/vm -Iinclude/uapi
+GUEST := build/vm/init build/vm/lifecycle.d/lifecycle
+
+guest: $(GUEST)
+
+build/vm/splat.h: vm/splat.txt vm/lib.sh
+	@mkdir -p $(@D)
+	$(SHELL) -c '. vm/lib.sh && splat_header' >$@.$$$$ && mv -f $@.$$$$ $@
+
+build/vm/init: vm/init.c build/vm/splat.h
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -o $@.$$$$ $< && mv -f $@.$$$$ $@
+
+build/vm/lifecycle.d/lifecycle: vm/lifecycle.c build/vm/splat.h include/uapi/linux/dtimerfd.h
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -o $@.$$$$ $< -lpthread && mv -f $@.$$$$ $@
 
 kdir-check:
 	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR_HOST)" ]; then \
