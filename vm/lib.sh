@@ -21,6 +21,68 @@ log() { echo "$me: $*" >&2; }
 # die MESSAGE: exit with $rc (2, bad usage or a missing tool, unless set)
 die() { log "$*"; exit "${rc:-2}"; }
 
+# --- help: the script's own header comment --------------------------------------
+
+# The comment block after the SPDX line, without its "# ": the text that
+# --help prints.  One place reads it, so no line range can go stale.
+help_text() {
+	awk 'NR > 2 && !/^#/ { exit } NR > 2 { sub(/^# ?/, ""); print }' "$0"
+}
+show_help() { help_text; exit 0; }
+# usage: the synopsis (the header's first paragraph) on stderr, exit 2
+usage() {
+	help_text | awk 'NF { p = 1 } p && !NF { exit } p' | sed '1s/^/usage: /' >&2
+	exit 2
+}
+
+# --- the kernel: --kernel VERSION and what it resolves to --------------------------
+
+kver=${KVER:-}
+# kernel_opt "$@": an option loop's --kernel VERSION or --kernel=VERSION,
+# into kver; kernel_shift says how many words it took.
+#   --kernel|--kernel=*) kernel_opt "$@"; shift "$kernel_shift" ;;
+# shellcheck disable=SC2034 # kernel_shift is the caller's to read
+kernel_opt() {
+	case $1 in
+	--kernel=*) kver=${1#--kernel=}; kernel_shift=1 ;;
+	*) [ $# -ge 2 ] || { log "--kernel needs a VERSION"; usage; }
+		kver=$2; kernel_shift=2 ;;
+	esac
+	[ -n "$kver" ] || { log "--kernel needs a VERSION"; usage; }
+}
+# kernel_args: --kernel VERSION for a lane run below, when one was named
+kernel_args() { [ -z "$kver" ] || printf '%s\n' --kernel "$kver"; }
+# kernel_release: kver, or the default (the newest installed Debian amd64
+# kernel with headers, vm/kver); dies when there is none
+kernel_release() {
+	[ -n "$kver" ] || kver=$("$top/vm/kver")
+	[ -n "$kver" ] ||
+		die "no kernel found (no /usr/src/linux-headers-*-amd64); run 'make deps' as root"
+}
+
+# pvh_image IMAGE CONFIG CACHE: Debian's 6.1 image is XZ-compressed, and
+# unpacking it under TCG takes about 4 s of every boot.  QEMU can boot
+# the ELF vmlinux itself (the PVH entry point): unpack it once into CACHE.
+# Fails when the kernel cannot boot that way (CACHE is then not written).
+pvh_image() {
+	local img=$1 config=$2 cache=$3 off tmp
+	grep -qs '^CONFIG_KERNEL_XZ=y' "$config" || return 1
+	grep -qs '^CONFIG_PVH=y' "$config" || return 1
+	command -v xz >/dev/null || return 1
+	if [ -s "$cache" ] && [ "$cache" -nt "$img" ]; then return 0; fi
+	tmp=$cache.$$
+	# The XZ stream's magic, then an ELF header once unpacked.
+	while IFS=: read -r off _; do
+		tail -c +$((off + 1)) "$img" | xz -dcq >"$tmp" 2>/dev/null
+		if [ "$(head -c 4 "$tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ]; then
+			mv -f "$tmp" "$cache"
+			return 0
+		fi
+	done < <(LC_ALL=C grep -abo $'\xfd7zXZ' "$img")
+	rm -f "$tmp"
+	return 1
+}
+
 # --- kernel reports (vm/splat.txt) ----------------------------------------------
 
 splat_list=$top/vm/splat.txt
