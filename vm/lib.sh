@@ -83,6 +83,52 @@ pvh_image() {
 	return 1
 }
 
+# --- booting -------------------------------------------------------------------
+
+# guest_lock: one guest at a time on this machine (two TCG guests on two
+# CPUs distort every timing figure): fd 9 holds VM_LOCK until exit.
+guest_lock() {
+	local lock=${VM_LOCK:-/tmp/dtimerfd-guest.lock}
+	exec 9>>"$lock"
+	if ! flock -n 9; then
+		log "waiting for another guest to finish ($lock)"
+		flock 9
+	fi
+}
+
+# boot_retry CONSOLE KEEP EARLY COMMAND...: boot (COMMAND: one QEMU run,
+# its kernel console in CONSOLE), and boot again while the kernel
+# panicked early, up to VM_BOOTS (3) boots in all.  Early: before the
+# lane's first sign of the module, which the command EARLY says is still
+# missing (each lane has its own sign).  A kernel that crashes then
+# crashed on its own: under TCG, Debian's 6.12 now and then hits an int3
+# of its own jump-label patching at boot ("Oops: int3" in
+# sched_clock_cpu, CPU 0, PID 1, 2 s into boot: QEMU executing code
+# another vCPU is rewriting).  Any report once the module is in stays
+# fatal on the first boot.  A retried boot's console is kept as
+# KEEP.bootN.log.  Sets qrc to the last boot's status.
+# shellcheck disable=SC2034 # qrc is the caller's to read
+boot_retry() {
+	local console=$1 keep=$2 early=$3 boot boots=${VM_BOOTS:-3}
+	shift 3
+	[[ $boots =~ ^[1-9][0-9]*$ ]] || die "VM_BOOTS must be a number of boots, not '$boots'"
+	for ((boot = 1; ; boot++)); do
+		qrc=0
+		"$@" || qrc=$?
+		if [ "$boot" -ge "$boots" ] || ! grep -aq 'Kernel panic' "$console" ||
+			! "$early"; then
+			return 0
+		fi
+		cp "$console" "$keep.boot$boot.log"
+		log "the guest kernel crashed before the module was loaded (boot $boot of $boots: $(splat_first "$console"); console in ${keep#"$top/"}.boot$boot.log); booting again"
+	done
+}
+
+# no_module_line CONSOLE: the module has not logged yet (the kernel's
+# "dtimerfd: loading out-of-tree module taints kernel." is its first line:
+# a warning, shown unless the console's log level hides those)
+no_module_line() { ! grep -aq '\] dtimerfd: ' "$1"; }
+
 # --- kernel reports (vm/splat.txt) ----------------------------------------------
 
 splat_list=$top/vm/splat.txt
