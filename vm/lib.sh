@@ -83,6 +83,38 @@ pvh_image() {
 	return 1
 }
 
+# --- the module, built for a kernel -------------------------------------------------
+
+# module_build KVER DIR [MAKE-ARG]...: build dtimerfd.ko for KVER in DIR
+# (build/kmod/KVER for a plain build), never in module/: lanes building
+# for other kernels at the same time do not collide, and switching
+# kernels back and forth rebuilds nothing.  DIR holds the sources `make
+# dkms-install` ships (the one list of what building the module needs)
+# plus vm/kernel, which builds for another suite's kernel in its root;
+# only files whose content changed are copied, so kbuild rebuilds only
+# what changed.  KDIR: the caller's for a kernel of our own (KIMAGE),
+# else the kernel's (never a KDIR make exported for another kernel).
+# Prints the module's path.
+module_build() {
+	local kv=$1 dir=$2 stage f kdir=/lib/modules/$1/build
+	shift 2
+	[ -z "${KIMAGE:-}" ] || kdir=${KDIR:?KIMAGE needs KDIR}
+	mkdir -p "$dir"
+	(
+		flock 8	# one build per DIR at a time
+		stage=$(mktemp -d "$dir.XXXXXX")
+		trap 'rm -rf "$stage"' EXIT
+		make -s -C "$top" dkms-install DKMSDIR="$stage" >&2 || exit 1
+		install -m 755 "$top/vm/kernel" "$top/vm/checker-valid.sh" "$stage/vm/"
+		(cd "$stage" && find . -type f) | while IFS= read -r f; do
+			cmp -s "$stage/$f" "$dir/$f" ||
+				{ mkdir -p "$(dirname "$dir/$f")" && cp -p "$stage/$f" "$dir/$f"; }
+		done
+		make -s -C "$dir" module KVER="$kv" KDIR="$kdir" "$@" >&2
+	) 8>>"$dir.lock" || return 1
+	printf '%s\n' "$dir/module/dtimerfd.ko"
+}
+
 # --- booting -------------------------------------------------------------------
 
 # guest_lock: one guest at a time on this machine (two TCG guests on two
