@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lifecycle: load and unload dtimerfd again and again, with timers armed
- * and closed in between, in the test guest (vm/lifecycle runs it there;
+ * and closed in between, in the test guest (tests/lifecycle runs it there;
  * vm/init.c has loaded /dtimerfd.ko before).
  *
  *   lifecycle [-n CYCLES] [-m MODULE.ko] [-q]
