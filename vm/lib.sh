@@ -104,13 +104,13 @@ module_build() {
 		flock 8	# one build per DIR at a time
 		stage=$(mktemp -d "$dir.XXXXXX")
 		trap 'rm -rf "$stage"' EXIT
-		make -s -C "$top" dkms-install DKMSDIR="$stage" >&2 || exit 1
+		make -s --no-print-directory -C "$top" dkms-install DKMSDIR="$stage" >&2 || exit 1
 		install -m 755 "$top/vm/kernel" "$top/vm/checker-valid.sh" "$stage/vm/"
 		(cd "$stage" && find . -type f) | while IFS= read -r f; do
 			cmp -s "$stage/$f" "$dir/$f" ||
 				{ mkdir -p "$(dirname "$dir/$f")" && cp -p "$stage/$f" "$dir/$f"; }
 		done
-		make -s -C "$dir" module KVER="$kv" KDIR="$kdir" "$@" >&2
+		make -s --no-print-directory -C "$dir" module KVER="$kv" KDIR="$kdir" "$@" >&2
 	) 8>>"$dir.lock" || return 1
 	printf '%s\n' "$dir/module/dtimerfd.ko"
 }
