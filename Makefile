@@ -67,7 +67,7 @@ DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dir
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES=
 
-.PHONY: all module userlib tests examples deps kernels check check-quick demo lint \
+.PHONY: all module userlib tests examples guest deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
@@ -85,7 +85,7 @@ INSTALL ?= install
 # the live system's loader cache knows the new library (no DESTDIR only)
 LDCONFIG ?= ldconfig
 
-all: module userlib tests examples
+all: module userlib tests examples guest
 
 module: kdir-check
 	$(KMAKE) $(KBUILD_ARGS) modules
@@ -98,6 +98,46 @@ tests: userlib
 
 examples: userlib
 	$(MAKE) -C examples
+
+# The guest's own programs, static (the guest has no libc): vm/init.c,
+# PID 1 of every vm/run boot, tests/lifecycle.c (vm/check-debug's load and
+# unload cycles), the dracut lane's check programs and its copy of the
+# kernel-report list; examples/demo.c (make demo) is one of the examples.
+# Those that scan the kernel log compile in build/vm/splat.h, made from
+# vm/splat.txt, the one list of kernel reports.  Each is written under a
+# temporary name and renamed: lanes running side by side may build at
+# once.  userlib comes first: dtfd-user links its static library.
+GUEST_CC ?= gcc
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Ibuild/vm -Iinclude/uapi
+GUEST := build/vm/init build/vm/lifecycle.d/lifecycle \
+	build/vm/dracut/dtfd-user build/vm/dracut/runas build/vm/dracut/splat.ere
+guest-tmp = $@.$$$$
+
+guest: userlib $(GUEST)
+
+build/vm/splat.h: vm/splat.txt vm/lib.sh
+	@mkdir -p $(@D)
+	$(SHELL) -c '. vm/lib.sh && splat_header' >$(guest-tmp) && mv -f $(guest-tmp) $@
+
+build/vm/dracut/splat.ere: vm/splat.txt vm/lib.sh
+	@mkdir -p $(@D)
+	$(SHELL) -c '. vm/lib.sh && splat_ere' >$(guest-tmp) && mv -f $(guest-tmp) $@
+
+build/vm/init: vm/init.c build/vm/splat.h
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -o $(guest-tmp) $< && mv -f $(guest-tmp) $@
+
+build/vm/lifecycle.d/lifecycle: tests/lifecycle.c build/vm/splat.h include/uapi/linux/dtimerfd.h
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -o $(guest-tmp) $< -lpthread && mv -f $(guest-tmp) $@
+
+build/vm/dracut/dtfd-user: vm/dracut/dtfd-user.c userlib/libdtimerfd.a userlib/dtimerfd.h
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -Iuserlib -o $(guest-tmp) $< userlib/libdtimerfd.a && mv -f $(guest-tmp) $@
+
+build/vm/dracut/runas: vm/dracut/runas.c
+	@mkdir -p $(@D)
+	$(GUEST_CC) $(GUEST_CFLAGS) -o $(guest-tmp) $< && mv -f $(guest-tmp) $@
 
 kdir-check:
 	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR_HOST)" ]; then \

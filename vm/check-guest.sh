@@ -3,7 +3,7 @@
 #
 # The guest half of vm/check, run by busybox sh inside the guest:
 #
-#   check-guest.sh [-t SECONDS] [-e VAR=VALUE]... [PROGRAM]...
+#   check-guest.sh -s SPLAT [-t SECONDS] [-e VAR=VALUE]... [PROGRAM]...
 #
 # PROGRAM is a path under /tests (build/create.t, build32/create.t).  Each
 # runs in /tmp with a timeout (-t, default 300 s) after a marker has been
@@ -22,21 +22,19 @@
 # shellcheck disable=SC2016 # check() evals its single-quoted tests
 
 limit=300
+SPLAT=
 while [ $# -gt 0 ]; do
 	case $1 in
+	-s) SPLAT=$2; shift 2 ;;
 	-t) limit=$2; shift 2 ;;
 	-e) export "${2?}"; shift 2 ;;
 	*) break ;;
 	esac
 done
-
-# Kernel reports, as in vm/init.c's splat_words[] (keep the two in sync);
-# only kernel lines (<0>..<7>) count, so user writes to /dev/kmsg cannot.
-SPLAT='BUG:|WARNING:|Oops|kernel BUG|Kernel panic|general protection|Unable to handle|Call Trace'
-SPLAT="$SPLAT|KASAN:|UBSAN:|KFENCE:|possible circular locking"
-SPLAT="$SPLAT|possible recursive locking|inconsistent lock state|suspicious RCU usage|lockdep is turned off"
-SPLAT="$SPLAT|INFO: task|INFO: rcu|detected stall|soft lockup|hard LOCKUP|list_add corruption"
-SPLAT="$SPLAT|list_del corruption|refcount_t:|stack-protector|double fault|Bad page|(\] |>)BUG "
+# SPLAT (-s): the kernel reports, vm/splat.txt as one grep -E pattern
+# (vm/lib.sh's splat_ere); only kernel lines (<0>..<7>) count, so user
+# writes to /dev/kmsg cannot.
+[ -n "$SPLAT" ] || { echo "check-guest.sh: -s SPLAT is required" >&2; exit 2; }
 
 failed=0
 seq=0

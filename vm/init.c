@@ -51,21 +51,12 @@
 #define TAINT_ALLOWED	((1UL << 12) | (1UL << 13))
 
 /*
- * What counts as a kernel splat.  Keep in sync with vm/check-guest.sh,
- * which does the same scan after every test program.  Leaks are not in
- * the list: kmemleak logs its (often the boot's) suspects, and only
+ * What counts as a kernel splat: splat_words[] and splat_starts[], made by
+ * make from vm/splat.txt, the list every lane reads.  Leaks are not in it:
+ * kmemleak logs its (often the boot's) suspects, and only
  * kmemleak_check() can tell which ones are ours.
  */
-static const char *const splat_words[] = {
-	"BUG:", "WARNING:", "Oops", "kernel BUG", "Kernel panic",
-	"general protection", "Unable to handle", "Call Trace",
-	"KASAN:", "UBSAN:", "KFENCE:", "possible circular locking",
-	"possible recursive locking", "inconsistent lock state",
-	"suspicious RCU usage", "lockdep is turned off",
-	"INFO: task", "INFO: rcu", "detected stall", "soft lockup",
-	"hard LOCKUP", "list_add corruption", "list_del corruption",
-	"refcount_t:", "stack-protector", "double fault", "Bad page",
-};
+#include "splat.h"
 
 static int console_fd = -1;
 static int verdict_fd = -1;
@@ -423,9 +414,10 @@ static int is_splat(const char *line)
 		while (*msg == ' ')
 			msg++;
 	}
-	/* SLUB debug reports start "BUG <cache> (...): ..." */
-	if (!strncmp(msg, "BUG ", 4))
-		return 1;
+	/* e.g. SLUB debug's reports, "BUG <cache> (...): ..." */
+	for (i = 0; i < sizeof(splat_starts) / sizeof(splat_starts[0]); i++)
+		if (!strncmp(msg, splat_starts[i], strlen(splat_starts[i])))
+			return 1;
 	for (i = 0; i < sizeof(splat_words) / sizeof(splat_words[0]); i++)
 		if (strstr(msg, splat_words[i]))
 			return 1;

@@ -23,7 +23,7 @@
 # shellcheck disable=SC2154
 
 check() {
-	[[ -d $DTFD_STAGE && -x $DTFD_BIN/runas && -x $DTFD_BIN/dtfd-user ]] || {
+	[[ -d $DTFD_STAGE && -x $DTFD_BIN/runas && -x $DTFD_BIN/dtfd-user && -s $DTFD_BIN/splat.ere ]] || {
 		derror "dtimerfd: DTFD_STAGE and DTFD_BIN must name vm/dracut/run's staging root and programs"
 		return 1
 	}
@@ -57,6 +57,7 @@ install() {
 
 	inst_simple "$DTFD_BIN/runas" /usr/libexec/dtimerfd-check/runas
 	inst_simple "$DTFD_BIN/dtfd-user" /usr/libexec/dtimerfd-check/dtfd-user
+	inst_simple "$DTFD_BIN/splat.ere" /usr/libexec/dtimerfd-check/splat.ere
 	inst_script "$moddir/dtimerfd-check.sh" /usr/libexec/dtimerfd-check/dtimerfd-check.sh
 	inst_simple "$moddir/dtimerfd-check.service" "$systemdsystemunitdir/dtimerfd-check.service"
 	inst_simple "$moddir/dtimerfd-check.target" "$systemdsystemunitdir/dtimerfd-check.target"
