@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: MIT
 /*
  * The `make demo` program, run in the guest by vm/demo: one strict and one
  * deferrable periodic dtimerfd timer on an otherwise idle machine.
