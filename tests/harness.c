@@ -129,78 +129,61 @@ static struct h_run *run_alloc(void)
 	return p;
 }
 
-static struct h_obs *obs_next(void)
+/*
+ * Append an observation, labelled by fmt, to this run's record; past
+ * H_MAX_OBS the run is marked overflowed instead (and fails).
+ */
+static void obs_add(struct h_obs *o, const char *fmt, va_list ap)
 {
 	if (!h_run)
-		return NULL;
+		return;
 	if (h_run->nobs >= H_MAX_OBS) {
 		h_run->overflow = 1;
-		return NULL;
+		return;
 	}
-	return &h_run->obs[h_run->nobs++];
-}
-
-static void obs_label(struct h_obs *o, const char *fmt, va_list ap)
-{
 	vsnprintf(o->label, sizeof(o->label), fmt, ap);
+	h_run->obs[h_run->nobs++] = *o;
 }
 
 void h_rec_ret(long long ret, int err, const char *fmt, ...)
 {
-	struct h_obs *o = obs_next();
+	struct h_obs o = { .kind = OBS_RET, .v = ret, .err = ret < 0 ? err : 0 };
 	va_list ap;
 
-	if (!o)
-		return;
 	va_start(ap, fmt);
-	obs_label(o, fmt, ap);
+	obs_add(&o, fmt, ap);
 	va_end(ap);
-	o->kind = OBS_RET;
-	o->v = ret;
-	o->err = ret < 0 ? err : 0;
 }
 
 void h_rec_val(long long v, const char *fmt, ...)
 {
-	struct h_obs *o = obs_next();
+	struct h_obs o = { .kind = OBS_VAL, .v = v };
 	va_list ap;
 
-	if (!o)
-		return;
 	va_start(ap, fmt);
-	obs_label(o, fmt, ap);
+	obs_add(&o, fmt, ap);
 	va_end(ap);
-	o->kind = OBS_VAL;
-	o->v = v;
 }
 
 void h_rec_approx(long long v, long long tol, const char *fmt, ...)
 {
-	struct h_obs *o = obs_next();
+	struct h_obs o = { .kind = OBS_APPROX, .v = v, .tol = tol };
 	va_list ap;
 
-	if (!o)
-		return;
 	va_start(ap, fmt);
-	obs_label(o, fmt, ap);
+	obs_add(&o, fmt, ap);
 	va_end(ap);
-	o->kind = OBS_APPROX;
-	o->v = v;
-	o->tol = tol;
 }
 
 void h_rec_str(const char *s, const char *fmt, ...)
 {
-	struct h_obs *o = obs_next();
+	struct h_obs o = { .kind = OBS_STR };
 	va_list ap;
 
-	if (!o)
-		return;
+	snprintf(o.str, sizeof(o.str), "%s", s);
 	va_start(ap, fmt);
-	obs_label(o, fmt, ap);
+	obs_add(&o, fmt, ap);
 	va_end(ap);
-	o->kind = OBS_STR;
-	snprintf(o->str, sizeof(o->str), "%s", s);
 }
 
 void h_rec_its(const struct itimerspec *its, long long tol,
