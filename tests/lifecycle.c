@@ -95,21 +95,8 @@ static void __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 
 /* ---- the kernel log ---- */
 
-/* splat_words[], splat_starts[]: made by make from vm/splat.txt */
+/* splat_match(): made by make from vm/splat.txt */
 #include "splat.h"
-
-static int is_splat(const char *text)
-{
-	unsigned int i;
-
-	for (i = 0; i < sizeof(splat_starts) / sizeof(splat_starts[0]); i++)
-		if (!strncmp(text, splat_starts[i], strlen(splat_starts[i])))
-			return 1;
-	for (i = 0; i < sizeof(splat_words) / sizeof(splat_words[0]); i++)
-		if (strstr(text, splat_words[i]))
-			return 1;
-	return 0;
-}
 
 static void kmsg_open(void)
 {
@@ -150,7 +137,7 @@ static int kmsg_scan(void)
 		text[strcspn(text, "\n")] = '\0';
 		if (kmsg_lines++ < 20)
 			printf("lifecycle: kernel said: %.200s\n", text);
-		if (is_splat(text) && found++ < 10)
+		if (splat_match(text) && found++ < 10)
 			printf("lifecycle: kernel: %s\n", text);
 	}
 	if (found)

@@ -403,7 +403,6 @@ static void unload_module(void)
 static int is_splat(const char *line)
 {
 	const char *msg;
-	unsigned int i;
 
 	if (line[0] != '<' || line[1] < '0' || line[1] > '7' || line[2] != '>')
 		return 0;
@@ -414,14 +413,7 @@ static int is_splat(const char *line)
 		while (*msg == ' ')
 			msg++;
 	}
-	/* e.g. SLUB debug's reports, "BUG <cache> (...): ..." */
-	for (i = 0; i < sizeof(splat_starts) / sizeof(splat_starts[0]); i++)
-		if (!strncmp(msg, splat_starts[i], strlen(splat_starts[i])))
-			return 1;
-	for (i = 0; i < sizeof(splat_words) / sizeof(splat_words[0]); i++)
-		if (strstr(msg, splat_words[i]))
-			return 1;
-	return 0;
+	return splat_match(msg);
 }
 
 static void scan_kernel_log(void)

@@ -178,7 +178,8 @@ splat_ere() {
 		paste -sd'|'
 }
 
-# The same for C: splat_words[] (anywhere), splat_starts[] (at the start).
+# The same for C: splat_words[] (anywhere), splat_starts[] (at the start)
+# and splat_match(), the one matcher of both (the includer has <string.h>).
 splat_header() {
 	local e
 	echo "/* Generated from vm/splat.txt by vm/lib.sh's splat_header: do not edit. */"
@@ -188,6 +189,22 @@ splat_header() {
 	echo "static const char *const splat_starts[] = {"
 	splat_entries | sed -n 's/^\^\(.*\)/\1 /p' | while IFS= read -r e; do c_string "$e"; done
 	echo "};"
+	cat <<'EOF'
+
+/* Is @msg, a kernel message without its time stamp, a report? */
+static inline int splat_match(const char *msg)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(splat_starts) / sizeof(splat_starts[0]); i++)
+		if (!strncmp(msg, splat_starts[i], strlen(splat_starts[i])))
+			return 1;
+	for (i = 0; i < sizeof(splat_words) / sizeof(splat_words[0]); i++)
+		if (strstr(msg, splat_words[i]))
+			return 1;
+	return 0;
+}
+EOF
 }
 c_string() {
 	local s=${1//\\/\\\\}
