@@ -39,8 +39,7 @@ TEST(privileged, 0, 60)
 	h_require_alarm();
 	for (i = 0; i < ARRAY_SIZE(alarms); i++) {
 		clockid_t c = alarms[i];
-		clockid_t base = c == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
-							     CLOCK_BOOTTIME;
+		clockid_t base = h_clock_base(c);
 		const char *cn = h_clock_name(c);
 		struct itimerspec its, cur;
 		long long t0, dt;

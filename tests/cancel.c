@@ -26,8 +26,7 @@ static int arm(const struct tfd_ops *ops, int fd, clockid_t c, int flags,
 	       long long value, long long interval)
 {
 	struct itimerspec its;
-	clockid_t base = c == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
-			 c == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : c;
+	clockid_t base = h_clock_base(c);
 
 	if ((flags & TFD_TIMER_ABSTIME) && value)
 		value += h_now(base);

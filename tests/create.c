@@ -329,8 +329,7 @@ TEST(new_is_disarmed, 0, 30)
 		short rev = 0;
 		int fd;
 
-		if (c >= CLOCK_REALTIME_ALARM &&
-		    (!h_have_alarm() || !h_can_wake_alarm()))
+		if (!h_clock_usable(c))
 			continue;
 		fd = ops->create(c, TFD_NONBLOCK);
 		ASSERT_OK(fd);

@@ -91,15 +91,13 @@ TEST(remaining, 0, 60)
 
 	for (i = 0; i < ARRAY_SIZE(h_clocks); i++) {
 		clockid_t c = h_clocks[i];
-		clockid_t base = c == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
-				 c == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : c;
+		clockid_t base = h_clock_base(c);
 		const char *cn = h_clock_name(c);
 		struct itimerspec its, cur;
 		long long t0, t1, t2, rem;
 		int fd;
 
-		if (c >= CLOCK_REALTIME_ALARM &&
-		    (!h_have_alarm() || !h_can_wake_alarm()))
+		if (!h_clock_usable(c))
 			continue;
 		fd = ops->create(c, 0);
 		ASSERT_OK(fd);

@@ -219,6 +219,8 @@ extern const clockid_t h_clocks[5];	/* the five timerfd clocks */
 const char *h_clock_name(clockid_t clockid);
 int h_have_alarm(void);		/* kernel has the *_ALARM clocks */
 int h_can_wake_alarm(void);	/* caller has CAP_WAKE_ALARM */
+int h_clock_usable(clockid_t c);	/* timers on c can be armed here */
+clockid_t h_clock_base(clockid_t c);	/* the clock an alarm clock counts */
 void h_require_root(void);	/* skip unless uid 0 */
 void h_require_alarm(void);	/* skip unless alarm clocks usable */
 

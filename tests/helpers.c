@@ -60,6 +60,21 @@ int h_can_wake_alarm(void)
 		  (1U << (CAP_WAKE_ALARM % 32)));
 }
 
+/* Alarm clocks need the kernel's support and CAP_WAKE_ALARM; others work. */
+int h_clock_usable(clockid_t c)
+{
+	if (c != CLOCK_REALTIME_ALARM && c != CLOCK_BOOTTIME_ALARM)
+		return 1;
+	return h_have_alarm() && h_can_wake_alarm();
+}
+
+/* An alarm clock's time is its base clock's; the others are their own. */
+clockid_t h_clock_base(clockid_t c)
+{
+	return c == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
+	       c == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : c;
+}
+
 void h_require_root(void)
 {
 	if (geteuid() != 0)

@@ -254,8 +254,7 @@ TEST(flag_bits, 0, 60)
 	for (c = 0; c < ARRAY_SIZE(h_clocks); c++) {
 		int t;
 
-		if (h_clocks[c] >= CLOCK_REALTIME_ALARM &&
-		    (!h_have_alarm() || !h_can_wake_alarm()))
+		if (!h_clock_usable(h_clocks[c]))
 			continue;
 		t = ops->create(h_clocks[c], 0);
 		ASSERT_OK(t);
@@ -421,11 +420,9 @@ TEST(past_expiry, 0, 60)
 
 	for (i = 0; i < ARRAY_SIZE(h_clocks); i++) {
 		clockid_t c = h_clocks[i];
-		clockid_t base = c == CLOCK_REALTIME_ALARM ? CLOCK_REALTIME :
-				 c == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : c;
+		clockid_t base = h_clock_base(c);
 
-		if (c >= CLOCK_REALTIME_ALARM &&
-		    (!h_have_alarm() || !h_can_wake_alarm()))
+		if (!h_clock_usable(c))
 			continue;
 		past_one(ops, c, 0, 1, "relative 1 ns");
 		past_one(ops, c, TFD_TIMER_ABSTIME, h_now(base) - SEC(1),

@@ -117,12 +117,11 @@ static void hour(const struct tfd_ops *ops, long long unused)
 	for (i = 0; i < ARRAY_SIZE(clocks); i++)
 	for (abs = 0; abs < 2; abs++) {
 		clockid_t c = clocks[i];
-		clockid_t base = c == CLOCK_BOOTTIME_ALARM ? CLOCK_BOOTTIME : c;
+		clockid_t base = h_clock_base(c);
 		struct itimerspec its, cur;
 		int fd;
 
-		if (c == CLOCK_BOOTTIME_ALARM &&
-		    (!h_have_alarm() || !h_can_wake_alarm()))
+		if (!h_clock_usable(c))
 			continue;
 		fd = ops->create(c, 0);
 		ASSERT_OK(fd);
