@@ -123,9 +123,9 @@ build/vm/dracut/splat.ere: vm/splat.txt vm/lib.sh
 	@mkdir -p $(@D)
 	$(SHELL) -c '. vm/lib.sh && splat_ere' >$(guest-tmp) && mv -f $(guest-tmp) $@
 
-build/vm/init: vm/init.c build/vm/splat.h
+build/vm/init: vm/init.c tests/util.c tests/util.h build/vm/splat.h
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(GUEST_CFLAGS) -o $(guest-tmp) $< && mv -f $(guest-tmp) $@
+	$(GUEST_CC) $(GUEST_CFLAGS) -Itests -o $(guest-tmp) $< tests/util.c -lpthread && mv -f $(guest-tmp) $@
 
 build/vm/lifecycle.d/lifecycle: tests/lifecycle.c build/vm/splat.h include/uapi/linux/dtimerfd.h
 	@mkdir -p $(@D)

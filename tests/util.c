@@ -2,6 +2,9 @@
 /*
  * Helpers shared by the tests and the benchmark: see util.h.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* CPU_SET, sched_setaffinity */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>

@@ -57,6 +57,7 @@
  * kmemleak_check() can tell which ones are ours.
  */
 #include "splat.h"
+#include "util.h"	/* tests/util.c: h_write_file() */
 
 static int console_fd = -1;
 static int verdict_fd = -1;
@@ -213,18 +214,6 @@ static unsigned long long read_jiffies(void)
 	return j;
 }
 
-static int kmemleak_ctl(const char *cmd)
-{
-	int fd = open(KMEMLEAK, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, cmd, strlen(cmd));
-	close(fd);
-	return n < 0 ? -1 : 0;
-}
-
 static void kmemleak_check(void)
 {
 	struct timespec ts = { 5, 100 * 1000 * 1000 };
@@ -237,7 +226,7 @@ static void kmemleak_check(void)
 	if (access(KMEMLEAK, W_OK))
 		return;
 	nanosleep(&ts, NULL);
-	if (kmemleak_ctl("scan") || kmemleak_ctl("scan")) {
+	if (h_write_file(KMEMLEAK, "scan") || h_write_file(KMEMLEAK, "scan")) {
 		failure("kmemleak: scan: %s", strerror(errno));
 		return;
 	}
