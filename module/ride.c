@@ -411,25 +411,25 @@ static void dtfd_ride_collect(struct dtfd_ctx *ctx, ktime_t now)
 
 /*
  * The deadline's clock jumped against jiffies (a realtime step, resume):
- * deliver what became due; the earliest of its queue re-aims the riders,
- * for the whole queue.
+ * deliver what became due, and aim the riders at the queues' earliest
+ * deadline measured on the new clock.  Every watcher the walk visits
+ * re-aims, whether or not it is (or was) the earliest: the riders were
+ * aimed in jiffies for distances the jump shortened, and the walk's order
+ * says nothing about the deadlines'.  Aiming only ever moves a rider
+ * earlier, so the later visits cost a look at each rider.
  */
 static void dtfd_ride_clock_jumped(struct dtfd_ctx *ctx)
 {
-	struct timerqueue_head *queue = dtfd_ride_queue_of(ctx);
 	unsigned long flags;
 	ktime_t now;
 
 	if (!ctx->queued)
 		return;
 	now = dtfd_now(ctx);
-	if (now >= ctx->expires) {
+	if (now >= ctx->expires)
 		dtfd_ride_collect(ctx, now);
-		return;
-	}
 	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	if (timerqueue_getnext(queue) == &ctx->s.ride.node)
-		dtfd_ride_aim_all();
+	dtfd_ride_aim_all();
 	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
 }
 

@@ -365,6 +365,57 @@ TEST(realtime_steps, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 60)
 	close(fd);
 }
 
+/*
+ * A forward step makes the earlier of two timers due and brings the later
+ * one closer: the later one is delivered at its own new distance, in
+ * whichever order the two were armed (the clock walk visits the newest
+ * watcher first; the riders were aimed for the earlier's old distance).
+ */
+TEST(realtime_step_two_timers, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 90)
+{
+	struct h_spinner s;
+	int order;
+
+	h_require_clock_set();
+	h_pin(0);
+	h_idle_spinner(&s, 0);
+	for (order = 0; order < 2; order++) {
+		long long t0 = h_now(CLOCK_REALTIME), late;
+		long long a_at = t0 + SEC(10), b_at = t0 + SEC(20);
+		int fa, fb;
+		uint64_t ticks;
+
+		/* A, due first, armed first in one order and last in the other */
+		if (order == 0) {
+			fa = dcreate(CLOCK_REALTIME);
+			fb = dcreate(CLOCK_REALTIME);
+		} else {
+			fb = dcreate(CLOCK_REALTIME);
+			fa = dcreate(CLOCK_REALTIME);
+		}
+		ASSERT_OK(arm(fa, DTFD_TIMER_DEFERRABLE | DTFD_TIMER_ABSTIME,
+			      a_at, 0));
+		ASSERT_OK(arm(fb, DTFD_TIMER_DEFERRABLE | DTFD_TIMER_ABSTIME,
+			      b_at, 0));
+		ASSERT_OK(h_clock_step(SEC(15)));
+		EXPECTF(h_poll(fa, 2000, NULL) == 1,
+			"order %d: A not due after the step", order);
+		EXPECT(h_read(fa, &ticks) == 8 && ticks == 1);
+		EXPECTF(h_poll(fb, 10000, NULL) == 1,
+			"order %d: B not delivered", order);
+		late = h_now(CLOCK_REALTIME) - b_at;
+		EXPECTF(late >= 0, "order %d: B early by %lld ns", order,
+			-late);
+		EXPECTF(late <= SEC(1),
+			"order %d: B %.3f s late (riders left aimed for A's old distance)",
+			order, late / 1e9);
+		h_clock_restore();
+		close(fa);
+		close(fb);
+	}
+	h_spinner_stop(&s);
+}
+
 /* strict <-> deferrable: each settime chooses, old values stay right */
 TEST(mode_switch, T_DTFD_ONLY | T_NO_DEFER, 30)
 {
