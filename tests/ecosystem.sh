@@ -48,11 +48,11 @@ check "examples: epoll-timers, 100 deferrable timers" "100 deferrable" "none los
 
 $ld "$eco/plain-timerfd" >"$out" 2>&1
 check "preload: without the shim, a plain timerfd" "fd: anon_inode:\[timerfd\]" \
-	"read: ok" "stdin: -1 Invalid argument" "badfd: -1 Bad file descriptor"
+	"number: the lowest free" "read: ok" "stdin: -1 Invalid argument" "badfd: -1 Bad file descriptor"
 
 LD_PRELOAD=$eco/lib/libdtimerfd-preload.so $ld "$eco/plain-timerfd" >"$out" 2>&1
 check "preload: default policy, a 20 ms timer deferrable by 2 ms at most" \
-	"fd: anon_inode:\[dtimerfd\]" "dtimerfd-mode: deferrable" \
+	"fd: anon_inode:\[dtimerfd\]" "number: the lowest free" "dtimerfd-mode: deferrable" \
 	"dtimerfd-max-defer-ns: 2000000$" "read: ok" "interval: 20000000" \
 	"stdin: -1 Invalid argument" "badfd: -1 Bad file descriptor"
 
@@ -163,7 +163,7 @@ check "fallback: DTIMERFD_FALLBACK=1 gives a native timerfd, deferrable as stric
 
 $ld "$eco/pkgconfig-prog" >"$out" 2>&1
 check "install: a program built with pkg-config against make install DESTDIR=" \
-	"fd: anon_inode:\[dtimerfd\]" "read: [0-9]"
+	"fd: anon_inode:\[dtimerfd\]" "number: the lowest free" "read: [0-9]"
 
 rm -f "$out" "$out.err"
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"

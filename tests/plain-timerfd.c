@@ -3,7 +3,8 @@
  * A program that knows nothing of dtimerfd: plain glibc timerfd, linked
  * dynamically, for the LD_PRELOAD shim (ecosystem.sh).  Prints what the
  * shim must have changed: where the descriptor points, the fdinfo mode,
- * and that the timer works (read, gettime, errors on a foreign fd).
+ * and that the timer works (read, gettime, errors on a foreign fd); and
+ * what it must not: the number, the one timerfd_create() would give.
  *
  * With two arguments, VALUE_S INTERVAL_S (whole seconds, any long long),
  * it only arms a timer with them and prints settime's result and the
@@ -13,6 +14,7 @@
  * TFD_TIMER_CANCEL_ON_SET.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,15 +68,22 @@ int main(int argc, char **argv)
 	char path[64], link[256];
 	uint64_t ticks = 0;
 	ssize_t n;
-	int ret, fd;
+	int ret, fd, lowest;
 
 	if (argc == 3 || argc == 4)
 		return arm_only(argv[1], argv[2], argc == 4 ? argv[3] : "");
+	/* the number timerfd_create() gives: the lowest free one */
+	lowest = open("/dev/null", O_RDONLY);
+	close(lowest);
 	fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
 	if (fd < 0) {
 		perror("timerfd_create");
 		return 1;
 	}
+	if (fd == lowest)
+		printf("number: the lowest free\n");
+	else
+		printf("number: %d, not the lowest free (%d)\n", fd, lowest);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	link[n > 0 ? n : 0] = 0;

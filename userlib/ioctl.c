@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <unistd.h>
 
 #include "dtimerfd.h"
@@ -34,23 +36,57 @@ static const char *device_path(void)
 }
 
 /*
+ * The lowest number dtfd_fd_high() moves a descriptor to: the top quarter
+ * of what the program may open (and of what select() can name), where a
+ * program's own descriptors, always the lowest free numbers, rarely go.
+ */
+int dtfd_fd_floor(void)
+{
+	struct rlimit rl;
+	rlim_t top = FD_SETSIZE;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < top)
+		top = rl.rlim_cur;
+	return (int)(top - top / 4);
+}
+
+int dtfd_fd_high(int fd, int floor)
+{
+	int hi;
+
+	if (fd >= floor)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+	if (hi < 0)
+		return -1;
+	close(fd);
+	return hi;
+}
+
+/*
  * The control descriptor, opened on first use, O_CLOEXEC: it holds no
  * state, so a child of fork() shares it and a new program opens its own.
  * Threads race to open it and the first to publish wins.  The library and
- * the shim, both in one process, each have their own.
+ * the shim, both in one process, each have their own.  It sits high, as
+ * the shim's timers do: a program's descriptors get the numbers they
+ * would get with timerfd (the first timer of a program is 3, not 4).
  */
 static atomic_int ctl_fd = -1;
 
 static int control_fd(void)
 {
 	int fd = atomic_load_explicit(&ctl_fd, memory_order_acquire);
-	int expected = -1;
+	int expected = -1, hi;
 
 	if (fd >= 0)
 		return fd;
 	fd = open(device_path(), O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	/* no room up there (a small RLIMIT_NOFILE): where it is, then */
+	hi = dtfd_fd_high(fd, dtfd_fd_floor());
+	if (hi >= 0)
+		fd = hi;
 	if (!atomic_compare_exchange_strong(&ctl_fd, &expected, fd)) {
 		close(fd);
 		fd = expected;
@@ -113,6 +149,18 @@ int dtfd_tolerance_ioctl(int fd, uint64_t slack_ns, uint64_t max_defer_ns)
 	};
 
 	return ioctl(fd, DTFD_IOC_SET_TOLERANCE, &tol);
+}
+
+int dtfd_get_tolerance_ioctl(int fd, uint64_t *slack_ns, uint64_t *max_defer_ns)
+{
+	struct dtfd_tolerance tol;
+	int r = ioctl(fd, DTFD_IOC_GET_TOLERANCE, &tol);
+
+	if (!r) {
+		*slack_ns = tol.slack_ns;
+		*max_defer_ns = tol.max_defer_ns;
+	}
+	return r;
 }
 
 int dtfd_stats_ioctl(int fd, struct dtfd_stats *stats)

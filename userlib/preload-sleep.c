@@ -14,27 +14,40 @@
  * through untouched.  Whenever the shim cannot wait its way (no module,
  * too many descriptors, a descriptor limit), the real call waits exactly.
  *
- * A thread's timers are created on first use, one per clock, close-on-exec
- * and above the descriptors a program usually uses, at most 32 kept in a
- * process (beyond, a wait's own timer is closed after it); closed in a
- * forked child and at thread exit; and never closed once the program has
- * closed or reused their number.  Without the device (no module yet, a
- * sandbox), the shim tries again ten seconds later.
+ * The timer a wait relies on can be lost (the program closed or dup2()ed
+ * over its number), stolen (the number now holds a file of the program's)
+ * or disarmed, and none of that may make a wait hang or end early:
+ *  - the inner wait has a timeout of its own, the end of the window
+ *    (deadline + bound): a timer that never fires costs the bound;
+ *  - whatever ends the inner wait, the deadline's clock decides: before
+ *    the deadline, the real call waits out the rest, exactly;
+ *  - a thread's timer serves one wait at a time: a signal handler that
+ *    sleeps while its thread sleeps gets the real call;
+ *  - the shim closes only a number it has proved is still its own timer,
+ *    and only in a forked child; a thread's timers go back to the
+ *    process's pool when it exits, for the next thread.
+ *
+ * The timers: made on first use, one per clock and thread, close-on-exec,
+ * in the top quarter of the numbers the program may open, at most 32 in a
+ * process (beyond, the real call); none under a small RLIMIT_NOFILE (the
+ * program needs every number).  Without the device (no module yet, a
+ * sandbox) or the room, the shim tries again ten seconds later and
+ * meanwhile makes no system call of its own.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,103 +111,17 @@ static struct timespec ns_to_ts(long long ns)
 	return ts;
 }
 
-/*
- * The timers the shim keeps: a thread's, one per clock, and at most
- * DTFD_KEPT in the whole process.  Beyond that a wait makes its own and
- * closes it after: a program near its descriptor limit must not lose its
- * slots to many threads' timers.
- */
-#define DTFD_KEPT	32
-static atomic_int kept[DTFD_KEPT];	/* fd + 1 of each kept timer; 0: free */
+/* @a + @b, both >= 0, saturated */
+static long long add_sat(long long a, long long b)
+{
+	return a > LLONG_MAX - b ? LLONG_MAX : a + b;
+}
 
-struct waiter {
-	int fd;
-	int slot;				/* in kept[] */
-	unsigned long long max_defer;		/* the bound it was last given */
-};
-
+/* The clocks a thread has a timer for, and their order in waiters[]. */
 enum { W_MONOTONIC, W_REALTIME, W_BOOTTIME, W_CLOCKS };
-
-static __thread struct waiter waiters[W_CLOCKS] = {
-	{ -1, -1, 0 }, { -1, -1, 0 }, { -1, -1, 0 }
+static const clockid_t w_clock[W_CLOCKS] = {
+	CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
 };
-static pthread_key_t waiter_key;
-
-/* No device (no module yet, a sandbox without it): retry only later. */
-static atomic_llong no_device_until;
-#define DTFD_NO_DEVICE_RETRY	(10 * NSEC)
-
-static int kept_take(int fd)
-{
-	int s, free;
-
-	for (s = 0; s < DTFD_KEPT; s++) {
-		free = 0;
-		if (atomic_compare_exchange_strong(&kept[s], &free, fd + 1))
-			return s;
-	}
-	return -1;
-}
-
-/* Forget a thread's timer; close it unless the program took its number. */
-static void waiter_forget(struct waiter *w, int ours)
-{
-	if (w->fd >= 0 && ours)
-		close(w->fd);
-	if (w->slot >= 0)
-		atomic_store(&kept[w->slot], 0);
-	*w = (struct waiter){ -1, -1, 0 };
-}
-
-/* At thread exit. */
-static void drop_waiters(void *unused)
-{
-	int i;
-
-	(void)unused;
-	for (i = 0; i < W_CLOCKS; i++)
-		waiter_forget(&waiters[i], 1);
-}
-
-/*
- * A forked child has its parent's timers, and of their threads only the
- * one that forked: it closes them all and makes its own.
- */
-static void atfork_child(void)
-{
-	int s, v, i;
-
-	for (s = 0; s < DTFD_KEPT; s++) {
-		v = atomic_exchange(&kept[s], 0);
-		if (v)
-			close(v - 1);
-	}
-	for (i = 0; i < W_CLOCKS; i++)
-		waiters[i] = (struct waiter){ -1, -1, 0 };
-}
-
-static int sys_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
-			    const struct timespec *ts, const sigset_t *mask)
-{
-	return (int)syscall(SYS_epoll_pwait2, epfd, ev, max, ts, mask,
-			    _NSIG / 8);
-}
-
-__attribute__((constructor)) static void sleep_init(void)
-{
-	real.poll = (poll_fn)dlsym(RTLD_NEXT, "poll");
-	real.ppoll = (ppoll_fn)dlsym(RTLD_NEXT, "ppoll");
-	real.select = (select_fn)dlsym(RTLD_NEXT, "select");
-	real.pselect = (pselect_fn)dlsym(RTLD_NEXT, "pselect");
-	real.epoll_pwait = (epoll_pwait_fn)dlsym(RTLD_NEXT, "epoll_pwait");
-	real.epoll_pwait2 = (epoll_pwait2_fn)dlsym(RTLD_NEXT, "epoll_pwait2");
-	if (!real.epoll_pwait2)		/* glibc before 2.35 */
-		real.epoll_pwait2 = sys_epoll_pwait2;
-	real.clock_nanosleep = (clock_nanosleep_fn)dlsym(RTLD_NEXT,
-							 "clock_nanosleep");
-	pthread_key_create(&waiter_key, drop_waiters);
-	pthread_atfork(NULL, NULL, atfork_child);
-}
 
 static int waiter_index(clockid_t clk)
 {
@@ -211,110 +138,340 @@ static int waiter_index(clockid_t clk)
 }
 
 /*
- * A new timer, moved above the numbers a program usually uses (but below
- * FD_SETSIZE, for select): a program that closes or dup2()s onto a low
- * number must not meet it.
+ * The process's timers: at most DTFD_KEPT, each in a slot of kept[], 0
+ * when free, else its descriptor, clock and state packed together:
+ * K_USED by a thread (or being made), K_POOLED (its thread exited; the
+ * next thread to need that clock takes it), K_INHERITED (a forked child's
+ * copy of its parent's, to be closed once proved ours).
  */
-static int waiter_create(clockid_t clk)
-{
-	long long t = now_ns(CLOCK_MONOTONIC);
-	rlim_t top = FD_SETSIZE;
-	struct rlimit rl;
-	int fd, hi;
+#define DTFD_KEPT	32
+enum { K_USED = 1, K_POOLED, K_INHERITED };
+#define K_PACK(fd, clk, st) \
+	((long long)(unsigned int)(fd) | (long long)(clk) << 32 | \
+	 (long long)(st) << 40)
+#define K_FD(v)		((int)((v) & 0xffffffff))
+#define K_CLOCK(v)	((int)((v) >> 32 & 0xff))
+#define K_STATE(v)	((int)((v) >> 40))
 
-	if (t < atomic_load(&no_device_until))
-		return -1;
-	fd = dtfd_create_ioctl(clk, DTFD_CLOEXEC | DTFD_NONBLOCK);
-	if (fd < 0) {
-		if (errno != EMFILE && errno != ENFILE && errno != ENOMEM)
-			atomic_store(&no_device_until, t + DTFD_NO_DEVICE_RETRY);
-		return -1;
-	}
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < top)
-		top = rl.rlim_cur;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(top - top / 4));
-	if (hi >= 0) {
-		close(fd);
-		fd = hi;
-	}
-	return fd;
+static atomic_llong kept[DTFD_KEPT];
+/* kept[] holds a parent's timers: the first to need one closes them */
+static atomic_int inherited;
+
+struct waiter {
+	int fd;				/* -1: none */
+	int slot;			/* in kept[] */
+	unsigned long long bound;	/* the bound it was last given */
+	volatile int busy;		/* a wait of this thread uses it */
+};
+
+static __thread struct waiter waiters[W_CLOCKS] = {
+	{ -1, -1, 0, 0 }, { -1, -1, 0, 0 }, { -1, -1, 0, 0 }
+};
+static pthread_key_t waiter_key;
+
+/*
+ * The shim's mark on its timers: their slack, a number of this process's
+ * that no program would choose (slack means nothing to a deferrable
+ * timer, the only kind the shim arms).  A descriptor whose tolerance says
+ * it is the shim's; any other, not even a dtimerfd, the program's.
+ */
+static unsigned long long mark;
+
+/* No device (no module yet, a sandbox) or no room: real calls until then. */
+static atomic_llong off_until;
+#define DTFD_RETRY	(10 * NSEC)
+/* Below this RLIMIT_NOFILE the program needs every number it may open. */
+#define DTFD_NOFILE_MIN	64
+
+static int shim_off(void)
+{
+	return now_ns(CLOCK_MONOTONIC) < atomic_load(&off_until);
 }
 
-/* Arm @fd, deferrable within @max_defer (*cur: the bound it has). */
-static int arm_fd(int fd, int abs, const struct timespec *ts,
-		  unsigned long long max_defer, unsigned long long *cur)
+static void shim_off_a_while(void)
 {
-	struct itimerspec its = { { 0, 0 }, *ts };
-
-	if (*cur != max_defer && dtfd_tolerance_ioctl(fd, 0, max_defer))
-		return -1;
-	*cur = max_defer;
-	return dtfd_settime_ioctl(fd, DTFD_TIMER_DEFERRABLE |
-				  (abs ? DTFD_TIMER_ABSTIME : 0), &its, NULL);
+	atomic_store(&off_until, now_ns(CLOCK_MONOTONIC) + DTFD_RETRY);
 }
 
 /*
- * Arm a timer of this thread on @clk for @ts (absolute with @abs),
- * deferrable within @max_defer: its descriptor (*temp: to be closed
- * after the wait), or -1: then the caller waits exactly.  ENOTTY or
- * EBADF: the program closed or reused our number, which is then its own:
- * forget it and make another, once.
+ * In a forked child the timers of kept[] are its parent's too (the same
+ * open files): close those still the shim's (the program may have closed
+ * the number and opened a file of its own there), before the child makes
+ * its own.  Not in the fork handler: a child that execs, as most do,
+ * closes them (close-on-exec) without a system call of ours.
  */
-static int waiter_arm(clockid_t clk, int abs, const struct timespec *ts,
-		      unsigned long long max_defer, int *temp)
+static void reap_inherited(void)
 {
-	int i = waiter_index(clk), tries, err = errno, fd;
-	unsigned long long none = 0;
-	struct waiter *w;
+	uint64_t slack, bound;
+	long long v;
+	int s;
 
-	*temp = 0;
-	if (i < 0)
-		return -1;
-	w = &waiters[i];
-	for (tries = 0; tries < 2; tries++) {
-		if (w->fd < 0) {
-			fd = waiter_create(clk);
-			if (fd < 0)
-				break;
-			w->slot = kept_take(fd);
-			if (w->slot < 0) {
-				*temp = 1;
-				if (!arm_fd(fd, abs, ts, max_defer, &none)) {
-					errno = err;
-					return fd;
-				}
-				close(fd);
-				break;
-			}
-			w->fd = fd;
-			w->max_defer = 0;
-			pthread_setspecific(waiter_key, waiters);
-		}
-		if (!arm_fd(w->fd, abs, ts, max_defer, &w->max_defer)) {
-			errno = err;
-			return w->fd;
-		}
-		if (errno != ENOTTY && errno != EBADF)
-			break;
-		waiter_forget(w, 0);
+	if (!atomic_load(&inherited) || !atomic_exchange(&inherited, 0))
+		return;
+	for (s = 0; s < DTFD_KEPT; s++) {
+		v = atomic_load(&kept[s]);
+		if (K_STATE(v) != K_INHERITED ||
+		    !atomic_compare_exchange_strong(&kept[s], &v, 0))
+			continue;
+		if (!dtfd_get_tolerance_ioctl(K_FD(v), &slack, &bound) &&
+		    slack == mark)
+			close(K_FD(v));
 	}
-	errno = err;
+}
+
+/* A timer of clock @i a thread left behind: its slot, *fd; or -1. */
+static int pool_take(int i, int *fd)
+{
+	long long v;
+	int s;
+
+	for (s = 0; s < DTFD_KEPT; s++) {
+		v = atomic_load(&kept[s]);
+		if (K_STATE(v) == K_POOLED && K_CLOCK(v) == i &&
+		    atomic_compare_exchange_strong(&kept[s], &v,
+						   K_PACK(K_FD(v), i, K_USED))) {
+			*fd = K_FD(v);
+			return s;
+		}
+	}
+	return -1;
+}
+
+/* A free slot, held for a timer about to be made; or -1. */
+static int slot_reserve(int i)
+{
+	long long free;
+	int s;
+
+	for (s = 0; s < DTFD_KEPT; s++) {
+		free = 0;
+		if (atomic_compare_exchange_strong(&kept[s], &free,
+						   K_PACK(-1, i, K_USED)))
+			return s;
+	}
 	return -1;
 }
 
 /*
- * The wait is over: a temporary timer is closed, a kept one disarmed
- * unless it fired, so that it wakes nobody later.
+ * A new timer of clock @i, moved up to the top quarter of the numbers the
+ * program may open and marked; -1 if it cannot be made or put there.
  */
-static void waiter_release(int fd, int temp, int fired)
+static int timer_make(int i)
+{
+	int floor = dtfd_fd_floor(), fd, hi;
+
+	if (floor < DTFD_NOFILE_MIN - DTFD_NOFILE_MIN / 4) {
+		shim_off_a_while();
+		return -1;
+	}
+	fd = dtfd_create_ioctl(w_clock[i], DTFD_CLOEXEC | DTFD_NONBLOCK);
+	if (fd < 0) {
+		shim_off_a_while();
+		return -1;
+	}
+	hi = dtfd_fd_high(fd, floor);
+	if (hi < 0 || dtfd_tolerance_ioctl(hi, mark, 0)) {
+		/* ours, made a moment ago: no room up there */
+		close(hi < 0 ? fd : hi);
+		shim_off_a_while();
+		return -1;
+	}
+	return hi;
+}
+
+/* This thread's timer of clock @i, made or taken from the pool; or NULL. */
+static struct waiter *waiter_get(int i)
+{
+	struct waiter *w = &waiters[i];
+	int fd, s;
+
+	if (w->fd >= 0)
+		return w;
+	if (shim_off())
+		return NULL;
+	reap_inherited();
+	s = pool_take(i, &fd);
+	if (s < 0) {
+		s = slot_reserve(i);
+		if (s < 0)
+			return NULL;
+		fd = timer_make(i);
+		if (fd < 0) {
+			atomic_store(&kept[s], 0);
+			return NULL;
+		}
+		atomic_store(&kept[s], K_PACK(fd, i, K_USED));
+	}
+	w->fd = fd;
+	w->slot = s;
+	w->bound = ULLONG_MAX;		/* unknown: set it at the next arming */
+	pthread_setspecific(waiter_key, waiters);
+	return w;
+}
+
+/* The program closed or reused the number: forget it, never close it. */
+static void waiter_lost(struct waiter *w)
+{
+	atomic_store(&kept[w->slot], 0);
+	w->fd = -1;
+	w->slot = -1;
+}
+
+/* At thread exit: the thread's timers go to the pool, open. */
+static void drop_waiters(void *unused)
+{
+	struct waiter *w;
+	int i;
+
+	(void)unused;
+	for (i = 0; i < W_CLOCKS; i++) {
+		w = &waiters[i];
+		if (w->fd >= 0)
+			atomic_store(&kept[w->slot], K_PACK(w->fd, i, K_POOLED));
+		*w = (struct waiter){ -1, -1, 0, 0 };
+	}
+}
+
+/*
+ * A forked child has its parent's timers, and of its threads only the one
+ * that forked: none of them is the child's to arm.  No system call here.
+ */
+static void atfork_child(void)
+{
+	long long v;
+	int s, i;
+
+	for (s = 0; s < DTFD_KEPT; s++) {
+		v = atomic_load(&kept[s]);
+		if (v)
+			atomic_store(&kept[s], K_PACK(K_FD(v), K_CLOCK(v),
+						      K_INHERITED));
+	}
+	atomic_store(&inherited, 1);
+	for (i = 0; i < W_CLOCKS; i++)
+		waiters[i] = (struct waiter){ -1, -1, 0, 0 };
+}
+
+static int sys_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
+			    const struct timespec *ts, const sigset_t *mask)
+{
+	return (int)syscall(SYS_epoll_pwait2, epfd, ev, max, ts, mask,
+			    _NSIG / 8);
+}
+
+__attribute__((constructor)) static void sleep_init(void)
+{
+	const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
+	unsigned long long m = (uintptr_t)&mark;
+
+	real.poll = (poll_fn)dlsym(RTLD_NEXT, "poll");
+	real.ppoll = (ppoll_fn)dlsym(RTLD_NEXT, "ppoll");
+	real.select = (select_fn)dlsym(RTLD_NEXT, "select");
+	real.pselect = (pselect_fn)dlsym(RTLD_NEXT, "pselect");
+	real.epoll_pwait = (epoll_pwait_fn)dlsym(RTLD_NEXT, "epoll_pwait");
+	real.epoll_pwait2 = (epoll_pwait2_fn)dlsym(RTLD_NEXT, "epoll_pwait2");
+	if (!real.epoll_pwait2)		/* glibc before 2.35 */
+		real.epoll_pwait2 = sys_epoll_pwait2;
+	real.clock_nanosleep = (clock_nanosleep_fn)dlsym(RTLD_NEXT,
+							 "clock_nanosleep");
+	/* the kernel's random bytes for this process (no system call) */
+	if (r)
+		memcpy(&m, r + 8, sizeof(m));
+	mark = (m ^ (unsigned long long)now_ns(CLOCK_MONOTONIC)) >> 2 |
+	       1ULL << 61;
+	pthread_key_create(&waiter_key, drop_waiters);
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/*
+ * A wait's deadline: @at ns on @clk, delivered within @bound ns after it,
+ * by this thread's timer @w.
+ */
+struct deadline {
+	clockid_t clk;
+	long long at;
+	long long bound;
+	struct waiter *w;
+};
+
+/*
+ * Arm this thread's timer of clock @i for @at, deferrable within @bound,
+ * and mark it busy until wait_end(): 0; or -1, and the real call waits
+ * exactly (no timer, a signal handler's wait inside its thread's, a timer
+ * lost twice).  ENOTTY or EBADF: the program closed or reused the number,
+ * which is then its own: forget it and make another, once.
+ */
+static int wait_begin(struct deadline *d, int i, long long at,
+		      unsigned long long bound)
+{
+	struct itimerspec its = { { 0, 0 }, ns_to_ts(at) };
+	struct waiter *w = &waiters[i];
+	int tries, err = errno;
+
+	if (w->busy)
+		return -1;
+	/* before arming: a handler running from here on keeps off it */
+	w->busy = 1;
+	for (tries = 0; tries < 2; tries++) {
+		w = waiter_get(i);
+		if (!w)
+			break;
+		if (w->bound != bound &&
+		    dtfd_tolerance_ioctl(w->fd, mark, bound)) {
+			w->bound = ULLONG_MAX;
+		} else {
+			w->bound = bound;
+			if (!dtfd_settime_ioctl(w->fd, DTFD_TIMER_DEFERRABLE |
+						DTFD_TIMER_ABSTIME, &its, NULL)) {
+				*d = (struct deadline){ w_clock[i], at,
+							(long long)bound, w };
+				errno = err;
+				return 0;
+			}
+		}
+		if (errno != ENOTTY && errno != EBADF)
+			break;
+		waiter_lost(w);
+	}
+	waiters[i].busy = 0;
+	errno = err;
+	return -1;
+}
+
+/* The inner wait's own timeout: the end of the window, from now. */
+static struct timespec wait_window(const struct deadline *d)
+{
+	long long left = d->at - now_ns(d->clk);
+
+	return ns_to_ts(add_sat(left > 0 ? left : 0, d->bound));
+}
+
+/* What is left until the deadline, from now; 0 when it has passed. */
+static struct timespec wait_left(const struct deadline *d)
+{
+	long long left = d->at - now_ns(d->clk);
+
+	return ns_to_ts(left > 0 ? left : 0);
+}
+
+/* Whether the deadline has passed, on its own clock. */
+static int wait_due(const struct deadline *d)
+{
+	return now_ns(d->clk) >= d->at;
+}
+
+/*
+ * The wait is over: the timer disarmed unless it fired (so that it wakes
+ * nobody later), and free for this thread's next wait.
+ */
+static void wait_end(struct deadline *d, int fired)
 {
 	static const struct itimerspec zero;
 	int err = errno;
 
-	if (temp)
-		close(fd);
-	else if (!fired)
-		dtfd_settime_ioctl(fd, 0, &zero, NULL);
+	if (!fired)
+		dtfd_settime_ioctl(d->w->fd, 0, &zero, NULL);
+	d->w->busy = 0;
 	errno = err;
 }
 
@@ -322,57 +479,60 @@ static void waiter_release(int fd, int temp, int fired)
  * Whether the policy defers a timeout of @ts (relative, valid, not zero)
  * and with what bound.
  */
-static int deferred(const struct timespec *ts, unsigned long long *max_defer)
+static int deferred(const struct timespec *ts, unsigned long long *bound)
 {
 	return dtfd_pol_waits && ts_valid(ts) && (ts->tv_sec || ts->tv_nsec) &&
-	       dtfd_policy(ts_to_ns(ts), max_defer);
-}
-
-/* Copy the caller's memory where the kernel would say EFAULT, not SIGSEGV. */
-static int copy_in(void *to, const void *from, size_t size)
-{
-	struct iovec local = { to, size }, remote = { (void *)from, size };
-
-	return !size || process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
-			(ssize_t)size ? 0 : -1;
+	       dtfd_policy(ts_to_ns(ts), bound);
 }
 
 /*
  * ppoll() on the caller's descriptors plus our timer, armed for @ts: the
  * real call first with a zero timeout (errors, and what is ready now).
+ * @ms: poll()'s timeout, for the real poll() where the shim steps aside;
+ * -1: the caller called ppoll().
  */
 static int ppoll_deferred(struct pollfd *fds, nfds_t n,
-			  const struct timespec *ts, const sigset_t *mask)
+			  const struct timespec *ts, const sigset_t *mask,
+			  int ms)
 {
 	static const struct timespec zero;
 	struct pollfd copy[DTFD_POLL_MAX + 1];
-	unsigned long long max_defer;
-	int r, fd, fired, err, temp;
+	unsigned long long bound;
+	struct timespec win;
+	struct deadline d;
+	int r, fired, err;
 	nfds_t i;
 
-	if (n > DTFD_POLL_MAX || !deferred(ts, &max_defer))
-		return real.ppoll(fds, n, ts, mask);
+	if (n > DTFD_POLL_MAX || !deferred(ts, &bound))
+		goto exact;
 	r = real.ppoll(fds, n, &zero, mask);
 	if (r)
 		return r;
+	if (wait_begin(&d, W_MONOTONIC,
+		       add_sat(now_ns(CLOCK_MONOTONIC), ts_to_ns(ts)), bound))
+		goto exact;
 	memcpy(copy, fds, n * sizeof(*fds));
-	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer, &temp);
-	if (fd < 0)
-		return real.ppoll(fds, n, ts, mask);
-	copy[n] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	r = real.ppoll(copy, n + 1, NULL, mask);
+	copy[n] = (struct pollfd){ .fd = d.w->fd, .events = POLLIN };
+	win = wait_window(&d);
+	r = real.ppoll(copy, n + 1, &win, mask);
 	err = errno;
 	fired = r > 0 && copy[n].revents;
-	waiter_release(fd, temp, fired);
+	wait_end(&d, fired);
 	if (r < 0 && err == EINVAL)	/* one descriptor over the limit */
-		return real.ppoll(fds, n, ts, mask);
+		goto exact;
 	if (r < 0) {
 		errno = err;
 		return -1;
 	}
 	for (i = 0; i < n; i++)
 		fds[i].revents = copy[i].revents;
-	return r - fired;
+	if (r - fired > 0 || wait_due(&d))
+		return r - fired;
+	/* before the deadline with nothing ready: the rest, exactly */
+	win = wait_left(&d);
+	return real.ppoll(fds, n, &win, mask);
+exact:
+	return ms >= 0 ? real.poll(fds, n, ms) : real.ppoll(fds, n, ts, mask);
 }
 
 DTFD_API int poll(struct pollfd *fds, nfds_t n, int timeout)
@@ -381,48 +541,69 @@ DTFD_API int poll(struct pollfd *fds, nfds_t n, int timeout)
 
 	if (timeout <= 0 || !dtfd_pol_waits)
 		return real.poll(fds, n, timeout);
-	return ppoll_deferred(fds, n, &ts, NULL);
+	return ppoll_deferred(fds, n, &ts, NULL, timeout);
 }
 
+/* The timeout read with a plain load, as the C library's ppoll() does. */
 DTFD_API int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 		   const sigset_t *mask)
 {
 	struct timespec t;
 
-	if (!ts || copy_in(&t, ts, sizeof(t)))
+	if (!ts || !dtfd_pol_waits || !dtfd_user_ok(ts, sizeof(*ts)))
 		return real.ppoll(fds, n, ts, mask);
-	return ppoll_deferred(fds, n, &t, mask);
+	t = *ts;
+	return ppoll_deferred(fds, n, &t, mask, -1);
+}
+
+/* The bytes of an fd_set the kernel reads and writes for @nfds. */
+#define FDS_BYTES(nfds) \
+	(((size_t)(nfds) + 8 * sizeof(long) - 1) / (8 * sizeof(long)) * \
+	 sizeof(long))
+
+/* Clear the bits of @set from @nfds on: the kernel looks at none of them. */
+static void fds_trim(fd_set *set, int nfds)
+{
+	int fd;
+
+	for (fd = nfds; fd < (int)(FDS_BYTES(nfds) * 8); fd++)
+		FD_CLR(fd, set);
 }
 
 /*
  * pselect() with our timer added to the read set; the sets the caller
  * gets back never name it.  *left: the time that was left when it ended.
+ * -2: not deferred, the caller makes the real call.
  */
 static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 			    const struct timespec *ts, const sigset_t *mask,
 			    struct timespec *left)
 {
-	unsigned long long max_defer;
 	fd_set set[3], *user[3] = { rd, wr, ex }, *arg[3];
-	size_t bytes = ((size_t)nfds + 7) / 8;
-	long long deadline;
-	int i, r, fd, fired, err, temp;
+	size_t bytes = FDS_BYTES(nfds);
+	unsigned long long bound;
+	struct timespec win;
+	struct deadline d;
+	int i, r, fd, fired, err;
 
-	if (nfds < 0 || nfds > FD_SETSIZE || !deferred(ts, &max_defer))
+	if (nfds < 0 || nfds > FD_SETSIZE || !deferred(ts, &bound))
 		return -2;
 	for (i = 0; i < 3; i++) {
 		arg[i] = user[i] ? &set[i] : NULL;
-		if (user[i]) {
-			FD_ZERO(&set[i]);
-			if (copy_in(&set[i], user[i], bytes))
-				return -2;
-		}
+		if (!user[i])
+			continue;
+		if (!dtfd_user_ok(user[i], bytes))
+			return -2;
+		FD_ZERO(&set[i]);
+		memcpy(&set[i], user[i], bytes);
+		fds_trim(&set[i], nfds);
 	}
-	deadline = now_ns(CLOCK_MONOTONIC) + ts_to_ns(ts);
-	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer, &temp);
-	if (fd < 0 || fd >= FD_SETSIZE) {
-		if (fd >= 0)
-			waiter_release(fd, temp, 0);
+	if (wait_begin(&d, W_MONOTONIC,
+		       add_sat(now_ns(CLOCK_MONOTONIC), ts_to_ns(ts)), bound))
+		return -2;
+	fd = d.w->fd;
+	if (fd >= FD_SETSIZE) {
+		wait_end(&d, 0);
 		return -2;
 	}
 	if (!rd) {
@@ -430,35 +611,40 @@ static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		arg[0] = &set[0];
 	}
 	FD_SET(fd, &set[0]);
+	win = wait_window(&d);
 	r = real.pselect(fd >= nfds ? fd + 1 : nfds, arg[0], arg[1], arg[2],
-			 NULL, mask);
+			 &win, mask);
 	err = errno;
 	fired = r > 0 && FD_ISSET(fd, &set[0]);
-	waiter_release(fd, temp, fired);
-	if (left) {
-		long long rest = deadline - now_ns(CLOCK_MONOTONIC);
-
-		*left = ns_to_ts(fired || rest < 0 ? 0 : rest);
+	wait_end(&d, fired);
+	if (r >= 0 && r - fired == 0 && !wait_due(&d)) {
+		/* before the deadline with nothing ready: the rest, exactly */
+		win = wait_left(&d);
+		r = real.pselect(nfds, rd, wr, ex, &win, mask);
+		err = errno;
+	} else if (r >= 0) {
+		FD_CLR(fd, &set[0]);
+		for (i = 0; i < 3; i++)
+			if (user[i])
+				memcpy(user[i], &set[i], bytes);
+		r -= fired;
 	}
-	if (r < 0) {
-		errno = err;
-		return -1;
-	}
-	FD_CLR(fd, &set[0]);
-	for (i = 0; i < 3; i++)
-		if (user[i])
-			memcpy(user[i], &set[i], bytes);
-	return r - fired;
+	if (left)
+		*left = fired ? ns_to_ts(0) : wait_left(&d);
+	errno = err;
+	return r;
 }
 
+/* As the C library's pselect(), which reads the timeout itself. */
 DTFD_API int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		     const struct timespec *ts, const sigset_t *mask)
 {
 	struct timespec t;
 	int r;
 
-	if (!ts || copy_in(&t, ts, sizeof(t)))
+	if (!ts || !dtfd_pol_waits || !dtfd_user_ok(ts, sizeof(*ts)))
 		return real.pselect(nfds, rd, wr, ex, ts, mask);
+	t = *ts;
 	r = pselect_deferred(nfds, rd, wr, ex, &t, mask, NULL);
 	return r == -2 ? real.pselect(nfds, rd, wr, ex, ts, mask) : r;
 }
@@ -468,14 +654,13 @@ DTFD_API int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		    struct timeval *tv)
 {
 	struct timespec t, left;
-	struct timeval v;
 	int r;
 
-	if (!tv || copy_in(&v, tv, sizeof(v)) || v.tv_usec < 0 ||
-	    v.tv_usec >= 1000000)
+	if (!tv || !dtfd_pol_waits || !dtfd_user_ok(tv, sizeof(*tv)) ||
+	    tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)
 		return real.select(nfds, rd, wr, ex, tv);
-	t.tv_sec = v.tv_sec;
-	t.tv_nsec = v.tv_usec * 1000;
+	t.tv_sec = tv->tv_sec;
+	t.tv_nsec = tv->tv_usec * 1000;
 	r = pselect_deferred(nfds, rd, wr, ex, &t, NULL, &left);
 	if (r == -2)
 		return real.select(nfds, rd, wr, ex, tv);
@@ -487,33 +672,48 @@ DTFD_API int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 /*
  * Wait for the epoll instance to become readable, or our timer to fire,
  * in a ppoll() with the caller's mask; then collect without blocking.
- * Another thread may take the events first: then wait again.
+ * Another thread may take the events first: then wait again.  @ms:
+ * epoll_wait()'s timeout, for the real call; -1: epoll_pwait2()'s @ts.
  */
 static int epoll_deferred(int epfd, struct epoll_event *ev, int max,
-			  const struct timespec *ts, const sigset_t *mask)
+			  const struct timespec *ts, const sigset_t *mask,
+			  int ms)
 {
 	struct pollfd pfd[2] = { { .fd = epfd, .events = POLLIN } };
-	unsigned long long max_defer;
-	int r, fd, temp;
+	unsigned long long bound;
+	struct timespec win;
+	struct deadline d;
+	int r, err;
 
-	if (!deferred(ts, &max_defer))
-		return real.epoll_pwait2(epfd, ev, max, ts, mask);
+	if (!deferred(ts, &bound))
+		goto exact;
 	r = real.epoll_pwait(epfd, ev, max, 0, mask);
 	if (r)
 		return r;
-	fd = waiter_arm(CLOCK_MONOTONIC, 0, ts, max_defer, &temp);
-	if (fd < 0)
-		return real.epoll_pwait2(epfd, ev, max, ts, mask);
-	pfd[1] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	if (wait_begin(&d, W_MONOTONIC,
+		       add_sat(now_ns(CLOCK_MONOTONIC), ts_to_ns(ts)), bound))
+		goto exact;
+	pfd[1] = (struct pollfd){ .fd = d.w->fd, .events = POLLIN };
 	do {
-		r = real.ppoll(pfd, 2, NULL, mask);
+		win = wait_window(&d);
+		r = real.ppoll(pfd, 2, &win, mask);
 		if (r > 0 && pfd[0].revents)
 			r = real.epoll_pwait(epfd, ev, max, 0, NULL);
 		else if (r > 0)
-			r = 0;		/* our timer alone: the timeout */
-	} while (r == 0 && !pfd[1].revents);
-	waiter_release(fd, temp, pfd[1].revents);
+			r = 0;		/* our timer alone */
+	} while (r == 0 && !pfd[1].revents && !wait_due(&d));
+	err = errno;
+	wait_end(&d, pfd[1].revents);
+	if (r == 0 && !wait_due(&d)) {
+		/* before the deadline with nothing ready: the rest, exactly */
+		win = wait_left(&d);
+		return real.epoll_pwait2(epfd, ev, max, &win, mask);
+	}
+	errno = err;
 	return r;
+exact:
+	return ms >= 0 ? real.epoll_pwait(epfd, ev, max, ms, mask) :
+			 real.epoll_pwait2(epfd, ev, max, ts, mask);
 }
 
 static int epoll_ms(int epfd, struct epoll_event *ev, int max, int timeout,
@@ -523,7 +723,7 @@ static int epoll_ms(int epfd, struct epoll_event *ev, int max, int timeout,
 
 	if (timeout <= 0 || !dtfd_pol_waits)
 		return real.epoll_pwait(epfd, ev, max, timeout, mask);
-	return epoll_deferred(epfd, ev, max, &ts, mask);
+	return epoll_deferred(epfd, ev, max, &ts, mask, timeout);
 }
 
 DTFD_API int epoll_wait(int epfd, struct epoll_event *ev, int max,
@@ -543,48 +743,61 @@ DTFD_API int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 {
 	struct timespec t;
 
-	if (!ts || copy_in(&t, ts, sizeof(t)))
+	if (!ts || !dtfd_pol_waits || !dtfd_user_ok(ts, sizeof(*ts)))
 		return real.epoll_pwait2(epfd, ev, max, ts, mask);
-	return epoll_deferred(epfd, ev, max, &t, mask);
+	t = *ts;
+	return epoll_deferred(epfd, ev, max, &t, mask, -1);
 }
 
 /*
  * clock_nanosleep(2) on our timer: it returns an error number, and fills
  * *rem on EINTR for relative sleeps.  A ppoll() with no descriptor of the
  * caller's, so a signal handler ends it with EINTR whatever SA_RESTART
- * says, as it ends a sleep; stopped and continued, it sleeps on.
+ * says, as it ends a sleep; stopped and continued, it sleeps on.  A
+ * relative sleep is measured on CLOCK_MONOTONIC, as the kernel measures
+ * it, even when the caller names CLOCK_REALTIME: a clock step neither
+ * shortens it nor changes the time left.
  */
 DTFD_API int clock_nanosleep(clockid_t clk, int flags,
 			     const struct timespec *req, struct timespec *rem)
 {
-	unsigned long long max_defer;
-	long long dur, deadline;
-	struct timespec t;
+	int abs = flags & TIMER_ABSTIME, i, r, fired, err = errno;
+	unsigned long long bound;
+	struct timespec t, win;
+	long long now, at;
+	struct deadline d;
 	struct pollfd pfd;
-	int fd, r, temp, abs = flags & TIMER_ABSTIME;
 
-	if (!dtfd_pol_waits || waiter_index(clk) < 0 || (flags & ~TIMER_ABSTIME) ||
-	    copy_in(&t, req, sizeof(t)) || !ts_valid(&t))
+	i = waiter_index(!abs && clk == CLOCK_REALTIME ? CLOCK_MONOTONIC : clk);
+	if (!dtfd_pol_waits || i < 0 || waiter_index(clk) < 0 ||
+	    (flags & ~TIMER_ABSTIME) || !dtfd_user_ok(req, sizeof(*req)))
 		return real.clock_nanosleep(clk, flags, req, rem);
-	deadline = abs ? ts_to_ns(&t) : now_ns(clk) + ts_to_ns(&t);
-	dur = abs ? deadline - now_ns(clk) : ts_to_ns(&t);
-	if (dur <= 0 || !dtfd_policy(dur, &max_defer))
+	t = *req;
+	if (!ts_valid(&t))
 		return real.clock_nanosleep(clk, flags, req, rem);
-	fd = waiter_arm(clk, abs, &t, max_defer, &temp);
-	if (fd < 0)
+	now = now_ns(w_clock[i]);
+	at = abs ? ts_to_ns(&t) : add_sat(now, ts_to_ns(&t));
+	if (at <= now || !dtfd_policy(at - now, &bound) ||
+	    wait_begin(&d, i, at, bound))
 		return real.clock_nanosleep(clk, flags, req, rem);
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	r = real.ppoll(&pfd, 1, NULL, NULL);
-	waiter_release(fd, temp, r > 0);
-	if (r > 0)
-		return 0;
-	r = errno;
-	if (r == EINTR && rem && !abs) {
-		long long rest = deadline - now_ns(clk);
-
-		*rem = ns_to_ts(rest > 0 ? rest : 0);
+	pfd = (struct pollfd){ .fd = d.w->fd, .events = POLLIN };
+	win = wait_window(&d);
+	r = real.ppoll(&pfd, 1, &win, NULL);
+	r = r < 0 ? errno : 0;
+	errno = err;		/* it reports in its return value, not errno */
+	fired = !r && pfd.revents;
+	wait_end(&d, fired);
+	if (!r && !wait_due(&d)) {
+		/* woken before the deadline: the rest, exactly */
+		win = ns_to_ts(d.at);
+		r = real.clock_nanosleep(d.clk, TIMER_ABSTIME, &win, NULL);
 	}
-	return r;
+	if (r != EINTR || !rem || abs)
+		return r;
+	if (!dtfd_user_ok(rem, sizeof(*rem)))
+		return EFAULT;
+	*rem = wait_left(&d);
+	return EINTR;
 }
 
 DTFD_API int nanosleep(const struct timespec *req, struct timespec *rem)
