@@ -9,7 +9,7 @@
  * First a control: a strict 1 ms timer read on CPU 1 itself must show up in
  * the count.  Then for each load (native timerfd; dtimerfd strict,
  * deferrable, deferrable per-CPU and bounded deferrable) two windows of
- * DTFD_TEST_NOHZ_SECONDS (default 5) each: one with the busy loop alone,
+ * DTFD_TEST_NOHZ_SECONDS (default 10) each: one with the busy loop alone,
  * then one with the busy loop and the load on CPU 0.  CPU 1's interrupts
  * (every row of /proc/interrupts, its column) during each are counted;
  * the load's window may have at most NOHZ_SLACK_PER_S per second more
@@ -20,7 +20,9 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <sys/wait.h>
 
 #include "harness.h"
 
@@ -223,7 +225,37 @@ static int nohz_seconds(void)
 	const char *v = getenv("DTFD_TEST_NOHZ_SECONDS");
 	int s = v ? atoi(v) : 0;
 
-	return s > 0 ? s : 5;
+	return s > 0 ? s : 10;
+}
+
+/*
+ * The busy loop: a process of its own on CPU 1, not a thread of ours.
+ * A thread would share our address space, and every mmap, mprotect and
+ * munmap of ours (a thread's stack) would send CPU 1 a TLB shootdown.
+ */
+static pid_t busy_start(void)
+{
+	pid_t pid = fork();
+
+	ASSERTF(pid >= 0, "fork: %s", strerror(errno));
+	if (!pid) {
+		volatile unsigned long spins = 0;
+
+		if (h_pin_cpu(1))
+			_exit(1);
+		for (;;)
+			spins++;
+	}
+	return pid;
+}
+
+static void busy_stop(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	EXPECT(waitpid(pid, &status, 0) == pid);
+	EXPECTF(WIFSIGNALED(status), "the busy loop ended by itself: not on CPU 1?");
 }
 
 /* One window of @seconds: CPU 1's interrupts, row by row, into @d. */
@@ -258,16 +290,16 @@ static void isolated(const struct tfd_ops *ops, enum load load)
 	struct loader l[NOHZ_LOADERS];
 	struct irq_rows quiet, loaded;
 	unsigned long long q, w, reads = 0, settimes = 0, bound;
-	struct h_spinner busy;
 	atomic_int stop = 0;
+	pid_t busy;
 	int s = nohz_seconds(), i;
 
 	if (h_ncpus() < 2 || !nohz_full_cpu(1))
-		h_skip("CPU 1 is not nohz_full (boot with nohz_full=1 isolcpus=1: vm/check-nohz)");
+		h_skip("CPU 1 is not nohz_full (boot with nohz_full=1: vm/check-nohz)");
 	if (nohz_full_cpu(0))
 		h_skip("CPU 0 is nohz_full too: no CPU to arm timers from");
 	h_pin(0);
-	ASSERT(h_spinner_start(&busy, 1, SCHED_OTHER, 0) == 0);
+	busy = busy_start();
 	/* the busy loop alone on CPU 1: its tick stops */
 	h_sleep_ns(SEC(1));
 	q = window(s, &quiet);
@@ -285,7 +317,7 @@ static void isolated(const struct tfd_ops *ops, enum load load)
 		reads += l[i].reads;
 		settimes += l[i].settimes;
 	}
-	h_spinner_stop(&busy);
+	busy_stop(busy);
 
 	show(load_names[load], &quiet, &loaded);
 	bound = q + (unsigned long long)NOHZ_SLACK_PER_S * s;
