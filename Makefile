@@ -27,7 +27,16 @@
 #                        under policy none and the default (root; ~1 h)
 #   make check-host-trixie  make deps && make check in a Debian 13 root (root)
 #   make check-debug     suite, 10M fuzz calls, 10 min stress, 1,000 load/unload
-#                        cycles on the KASAN/lockdep/kmemleak kernel (~40 min)
+#                        cycles on the KASAN/lockdep/kmemleak kernel, then
+#                        the four lanes below (~2.5 h; --quick: see vm/check-debug)
+#   make check-faults    every call under fail-nth (failslab, fail_page_alloc,
+#                        fail_usercopy): timerfd's errnos, no leak (debug kernel)
+#   make check-kcsan     races, stress and deferrable on a KCSAN kernel: no
+#                        data race reported
+#   make check-coverage  gcov of module/ over the suite, stress, races, faults:
+#                        >= 95 % of lines, the rest in vm/coverage-exempt
+#   make check-nohz      stress, then timers on CPU 0 must not interrupt a
+#                        nohz_full CPU 1 (Debian's kernel, nohz_full=1)
 #   make check-stress    10 min of races and stress (clock steps, hotplug,
 #                        race_delay_us) on KVER, module built with -DDTFD_DEBUG
 #   make check-all       make check and check-stress on every installed and
@@ -71,6 +80,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
+	check-faults check-kcsan check-coverage check-nohz \
 	check-all clean clean-module help
 
 PREFIX ?= /usr/local
@@ -190,6 +200,23 @@ check-stress: deps
 check-debug: deps
 	$(MAKE) userlib tests
 	vm/check-debug
+
+# The lanes of issue 25, each on its own (vm/check-debug runs them too).
+check-faults: deps
+	$(MAKE) userlib tests
+	vm/check-faults
+
+check-kcsan: deps
+	$(MAKE) userlib tests
+	vm/check-kcsan
+
+check-coverage: deps
+	$(MAKE) userlib tests
+	vm/check-coverage
+
+check-nohz: deps
+	$(MAKE) userlib tests
+	vm/check-nohz --kernel $(KVER)
 
 # `make check` on each installed Debian kernel with headers (6.1, 6.12,
 # 6.12-rt...; not -cloud), on each kernel prepared in a root of another

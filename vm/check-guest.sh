@@ -3,9 +3,11 @@
 #
 # The guest half of vm/check, run by busybox sh inside the guest:
 #
-#   check-guest.sh -s SPLAT [-t SECONDS] [-e VAR=VALUE]... [PROGRAM]...
+#   check-guest.sh -s SPLAT [-t SECONDS] [-e VAR=VALUE]... [-a SCRIPT] [PROGRAM]...
 #
-# PROGRAM is a path under /tests (build/create.t, build32/create.t).  Each
+# PROGRAM is a path under /tests (build/create.t, build32/create.t); SCRIPT
+# (-a) a shell script run after them as one more, reported under its base
+# name (vm/check --after: what a lane collects before the guest ends).  Each
 # runs in /tmp with a timeout (-t, default 300 s) after a marker has been
 # written to /dev/kmsg; afterwards the kernel log since that marker is
 # scanned for splats and stray processes are killed.  Output, parsed by
@@ -23,9 +25,11 @@
 
 limit=300
 SPLAT=
+after=
 while [ $# -gt 0 ]; do
 	case $1 in
 	-s) SPLAT=$2; shift 2 ;;
+	-a) after=$2; shift 2 ;;
 	-t) limit=$2; shift 2 ;;
 	-e) export "${2?}"; shift 2 ;;
 	*) break ;;
@@ -71,9 +75,11 @@ check "$dev opens O_RDWR and closes" '(exec 3<>$dev) 2>/dev/null' \
 echo "## end device status=$failed time=0"
 
 # --- the test programs --------------------------------------------------
-for prog in "$@"; do
+for prog in "$@" ${after:+"after:$after"}; do
 	seq=$((seq + 1))
+	cmd="/tests/$prog"
 	case $prog in
+	after:*) cmd="sh ${prog#after:}"; name=${prog##*/}; name=${name%.sh} ;;
 	build32/*) name=${prog#build32/}; name=${name%.t}-m32 ;;
 	*) name=${prog##*/}; name=${name%.t} ;;
 	esac
@@ -81,7 +87,8 @@ for prog in "$@"; do
 	echo "$marker" >/dev/kmsg
 	echo "## begin $name"
 	start=$(date +%s)
-	(cd /tmp && exec timeout -k 5 "$limit" "/tests/$prog")
+	# shellcheck disable=SC2086 # cmd: "sh SCRIPT" or one path
+	(cd /tmp && exec timeout -k 5 "$limit" $cmd)
 	rc=$?
 	end=$(date +%s)
 	kill -9 -1 2>/dev/null		# strays: everything but us and init
