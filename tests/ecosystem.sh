@@ -8,7 +8,8 @@
 # `make install DESTDIR=` tree.  The dynamic programs run through the
 # glibc loader and libraries staged next to this script (build/eco/).
 eco=$(cd "$(dirname "$0")" && pwd)/eco
-ld="$eco/lib/ld-linux-x86-64.so.2 --library-path $eco/lib"
+# the loader the programs ask for, whatever the architecture names it
+ld="$(echo "$eco"/lib/ld-linux-*) --library-path $eco/lib"
 n=0 failed=0 out=/tmp/eco.$$
 
 ok() { n=$((n + 1)); echo "ok $n $1"; }
