@@ -37,10 +37,11 @@
 #   arch_tools     Debian packages with the compilers, the 32-bit libc
 #                  and the emulator (vm/deps installs them)
 #   arch_qemu      the emulator: qemu-system-x86_64 | qemu-system-aarch64
-#   arch_machine   its machine options: "" (pc) | "-M virt -cpu
-#                  max,pauth-impdef=on" (the max CPU's pointer
+#   arch_machine   its machine: "" (pc) | virt
+#   arch_cpu       its CPU under TCG: "" (QEMU's default) |
+#                  max,pauth-impdef=on (the max CPU's pointer
 #                  authentication in QEMU's cheap variant: boots in 2 s,
-#                  not 6)
+#                  not 6); with KVM it is always the host's
 #   arch_console   the kernel's console in the guest: ttyS0 | ttyAMA0
 #   arch_ports     the two more serial ports (the verdict, the command's
 #                  output), as the guest names them: "ttyS1 ttyS2" |
@@ -82,6 +83,7 @@ arch_set() {
 		arch_tools_cross="gcc-x86-64-linux-gnu libc6-dev-amd64-cross $arch_tools"
 		arch_qemu=qemu-system-x86_64
 		arch_machine=
+		arch_cpu=
 		arch_console=ttyS0
 		arch_ports="ttyS1 ttyS2"
 		arch_port_dev=
@@ -96,7 +98,8 @@ arch_set() {
 		arch_tools="gcc-arm-linux-gnueabihf libc6-dev-armhf-cross qemu-system-arm"
 		arch_tools_cross="gcc-aarch64-linux-gnu libc6-dev-arm64-cross $arch_tools"
 		arch_qemu=qemu-system-aarch64
-		arch_machine="-M virt -cpu max,pauth-impdef=on"
+		arch_machine=virt
+		arch_cpu=max,pauth-impdef=on
 		arch_console=ttyAMA0
 		arch_ports="ttyS0 ttyS1"
 		arch_port_dev=pci-serial-2x
@@ -120,7 +123,7 @@ arch_set() {
 
 arch_facts() {
 	for f in arch arch_native arch_out arch_kernel arch_cross arch_cc arch_cc32 \
-		arch_compat arch_tools arch_qemu arch_machine arch_console arch_ports \
+		arch_compat arch_tools arch_qemu arch_machine arch_cpu arch_console arch_ports \
 		arch_port_dev arch_timer_irq arch_image arch_triplet; do
 		eval "printf '%s: %s\n' $f \"\$$f\""
 	done
