@@ -53,7 +53,7 @@ include $(TOP)/vm/arch.mk
 # /usr/src; another architecture's: prepared by vm/kernel), unless KVER=
 # says otherwise.
 ifeq ($(strip $(KVER)),)
-KVER := $(shell vm/kver)
+KVER := $(shell ARCH=$(ARCH) vm/kver)
 endif
 # Another architecture's headers are never installed here: vm/kernel
 # unpacked them into its cache (the same path in the build root).
@@ -212,17 +212,21 @@ check-debug: deps
 # suite, and on the newest of the development suite in both flavours
 # (7.2, 7.2-rt), with the stress lane on each, then the Debian 13 host
 # lane and check-debug.  Runs them
-# all, fails if any failed.
+# all, fails if any failed.  ARCH=arm64: its kernels the same way (none
+# installed: the newest of each series of the host's suite, the prepared
+# ones, unstable's newest in both flavours); the Debian 13 host lane and
+# check-debug are amd64's.
 check-all: deps
 	@rc=0; failed=; \
-	for k in $$( { ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||'; \
-		      vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-amd64; } | \
-		    grep -v -- '-cloud-amd64$$' | sort -uV); do \
+	for k in $$( { ls -d /usr/src/linux-headers-*-$(ARCH) 2>/dev/null | sed 's|.*/linux-headers-||'; \
+		      $(if $(ARCH_NATIVE),,vm/kernel series;) \
+		      vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-$(ARCH); } | \
+		    grep -v -- '-cloud-$(ARCH)$$' | sort -uV); do \
 		echo "check-all: === make check check-stress KVER=$$k"; \
 		$(MAKE) check KVER=$$k || { rc=1; failed="$$failed $$k"; }; \
 		$(MAKE) check-stress KVER=$$k || { rc=1; failed="$$failed stress:$$k"; }; \
 	done; \
-	for t in check-host-trixie check-debug; do \
+	for t in $(if $(ARCH_NATIVE),check-host-trixie check-debug); do \
 		echo "check-all: === make $$t"; \
 		$(MAKE) $$t || { rc=1; failed="$$failed $$t"; }; \
 	done; \
