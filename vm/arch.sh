@@ -55,6 +55,7 @@
 #                  arm64 vmlinuz is a gzip-compressed Image)
 #   arch_triplet   the GNU triplet: x86_64-linux-gnu | aarch64-linux-gnu
 
+# shellcheck disable=SC2034 # the facts are for whoever sources this file
 # The build machine's architecture, in Debian's names.
 arch_host() {
 	a=$(dpkg --print-architecture 2>/dev/null || uname -m)
@@ -112,9 +113,9 @@ arch_set() {
 		;;
 	esac
 	if [ "$arch" = "$(arch_host)" ]; then
-		arch_native=1 arch_out= arch_cross= arch_cc=gcc
+		arch_native=1 arch_out='' arch_cross='' arch_cc=gcc
 	else
-		arch_native= arch_out=$arch/ arch_cross=$arch_triplet-
+		arch_native='' arch_out=$arch/ arch_cross=$arch_triplet-
 		arch_cc=${arch_cross}gcc
 		arch_tools=$arch_tools_cross
 	fi
