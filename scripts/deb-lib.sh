@@ -38,7 +38,8 @@ tools_root() {
 	local suite=$1 cross=${2:-} b t=$deb_cache/$1/tools pkgs=("${tools_pkgs[@]}") pre=:
 	if [ -n "$cross" ]; then
 		t=$t-$cross
-		pkgs+=("crossbuild-essential-$cross")
+		# libc6:ARCH itself too, for dpkg-shlibdeps (the cross libc is not it)
+		pkgs+=("crossbuild-essential-$cross" "libc6-dev:$cross")
 		pre="dpkg --add-architecture $cross"
 	fi
 	if [ -e "$t/.dtimerfd-tools" ]; then
