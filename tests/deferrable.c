@@ -732,16 +732,57 @@ TEST(delivered_on_access, T_DTFD_ONLY | T_NO_DEFER, 30)
 	close(fd);
 }
 
+/*
+ * The wake-up instrument sees what a delivery costs the reader's CPU.  A
+ * busy CPU delivering a deferrable timer to a reader asleep on another,
+ * idle CPU wakes that one with an IPI (the scheduler's), not with its
+ * local timer: a count of local-timer interrupts alone misses it.  Each
+ * delivery must show up in the reader CPU's idle exits.
+ */
+TEST(wakeups_counted_by_kind, T_DTFD_ONLY | T_NO_DEFER, 60)
+{
+	const int n = 40, reader = 1;
+	unsigned long long all, r0, r1, t0, t1;
+	struct h_spinner s;
+	uint64_t ticks;
+	int fd, k;
+
+	if (h_ncpus() < 2)
+		h_skip("needs two CPUs");
+	h_idle_spinner(&s, 0);
+	h_pin(reader);
+	fd = dcreate(CLOCK_MONOTONIC);
+	/* armed here: the reader's CPU is its home */
+	ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE, MS(25), MS(25)));
+	ASSERT(h_read(fd, &ticks) == 8);
+	ASSERT_OK(h_idle_exits(&all, reader, &r0));
+	ASSERT_OK(h_local_timer_irqs(&all, reader, &t0));
+	for (k = 0; k < n; k++)
+		ASSERT(h_read(fd, &ticks) == 8);
+	ASSERT_OK(h_idle_exits(&all, reader, &r1));
+	ASSERT_OK(h_local_timer_irqs(&all, reader, &t1));
+	h_spinner_stop(&s);
+	close(fd);
+	h_diag("CPU %d over %d deliveries by busy CPU 0: %llu idle exits, %llu of them " DTFD_TIMER_IRQ,
+	       reader, n, r1 - r0, t1 - t0);
+	EXPECTF(r1 - r0 >= (unsigned long long)n * 3 / 4,
+		"the reader's CPU counted %llu wake-ups for %d deliveries",
+		r1 - r0, n);
+}
+
 /* What the idle-wake-up test counts over one window. */
 struct loc_count {
-	unsigned long long all;		/* local-timer interrupts, every CPU */
-	unsigned long long cpu0;	/* those of CPU 0, where the timers live */
+	unsigned long long all;		/* idle exits (every kind), every CPU */
+	unsigned long long cpu0;	/* local-timer interrupts of CPU 0 */
 	unsigned long long jiffies;	/* ticks of a CPU that never stops its tick */
 };
 
 static void loc_read(struct loc_count *c)
 {
-	ASSERTF(!h_local_timer_irqs(&c->all, 0, &c->cpu0),
+	unsigned long long all;
+
+	ASSERTF(!h_idle_exits(&c->all, 0, NULL), "no /proc/interrupts");
+	ASSERTF(!h_local_timer_irqs(&all, 0, &c->cpu0),
 		"no " DTFD_TIMER_IRQ " row in /proc/interrupts");
 }
 
@@ -882,7 +923,8 @@ static void sched_restore(const char *was)
 
 /*
  * The point of it all: on an idle guest, N deferrable timers at 10 ms add
- * at most 10 % of the local-timer interrupts that N strict ones add.
+ * at most 2 % of the idle exits (interrupts of every kind, IPIs included)
+ * that N strict ones add; the benchmark holds the 1 % target.
  *
  * PREEMPT_RT keeps the tick of an idle CPU that something woke: a ticking
  * idle CPU raises the scheduler's softirq on (nearly) every tick, RT runs
@@ -920,7 +962,7 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	sched_restore(hrtick);
 	added_strict = (double)strict.all - (double)base.all;
 	added_defer = (double)defer.all - (double)base.all;
-	h_diag(DTFD_TIMER_IRQ " over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
+	h_diag("idle exits (every interrupt) over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
 	       base.all, n, strict.all, added_strict, n, defer.all,
 	       added_defer, added_defer / added_strict);
 	h_diag("CPU 0 " DTFD_TIMER_IRQ ": idle %llu, strict %llu, deferrable %llu; jiffies %llu, %llu, %llu",
@@ -932,11 +974,11 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	ASSERTF(added_strict > 300, "strict timers added only %.0f interrupts",
 		added_strict);
 	if (!kernel_is_rt()) {
-		EXPECTF(added_defer <= 0.10 * added_strict,
+		EXPECTF(added_defer <= 0.02 * added_strict,
 			"deferrable added %.0f, strict %.0f", added_defer,
 			added_strict);
 		EXPECTF((double)percpu.all - (double)base.all <=
-			0.10 * added_strict,
+			0.02 * added_strict,
 			"per-CPU deferrable added %.0f, strict %.0f",
 			(double)percpu.all - (double)base.all, added_strict);
 		return;
