@@ -7,7 +7,8 @@
  *   dtbench [--quick] [--reps N] [--cpu N] [--slack US,US] [--bound US,US]
  *           [TEST...]
  *
- * TEST is lat, ops, wake, late, mem, epoll or cross; all of them by default.
+ * TEST is lat, ops, wake, late, mem, epoll, cross, scale or growth; all of
+ * them by default.
  * --slack and --bound: the two slacks (strict) and the two bounds
  * (deferrable) of the tolerance variants in wake and late, in
  * microseconds (default 1000,10000 and 20000,100000).
@@ -36,6 +37,8 @@ static const struct {
 	{ "mem", bench_mem },
 	{ "epoll", bench_epoll },
 	{ "cross", bench_cross },
+	{ "scale", bench_scale },
+	{ "growth", bench_growth },
 };
 #define NTESTS	(sizeof(tests) / sizeof(tests[0]))
 
