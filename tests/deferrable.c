@@ -27,6 +27,7 @@
 #include <sys/utsname.h>
 
 #include "harness.h"
+#include "../examples/irqs.h"	/* wake-ups by kind */
 
 /*
  * TCG is slow and noisy, more so when the host is loaded: lateness bounds
@@ -734,40 +735,70 @@ TEST(delivered_on_access, T_DTFD_ONLY | T_NO_DEFER, 30)
 
 /*
  * The wake-up instrument sees what a delivery costs the reader's CPU.  A
- * busy CPU delivering a deferrable timer to a reader asleep on another,
- * idle CPU wakes that one with an IPI (the scheduler's), not with its
- * local timer: a count of local-timer interrupts alone misses it.  Each
- * delivery must show up in the reader CPU's idle exits.
+ * thread on CPU 0, busy, arms a deferrable timer (its home is CPU 0) each
+ * time a reader on CPU 1, idle in between, has read the last expiry: CPU
+ * 0 delivers, and wakes the reader with the scheduler's IPI, not with CPU
+ * 1's local timer.  Those wake-ups must show up beyond what the local
+ * timer's count explains; a count of the local timer alone misses them.
  */
+struct armer {
+	int fd, n;
+	atomic_int done;	/* expiries the reader has read */
+};
+
+static void *armer_fn(void *arg)
+{
+	struct armer *a = arg;
+	int k;
+
+	h_pin(0);
+	for (k = 0; k < a->n; k++) {
+		while (atomic_load(&a->done) < k)
+			;		/* busy: CPU 0 stays awake */
+		if (arm(a->fd, DTFD_TIMER_DEFERRABLE, MS(20), 0))
+			break;
+	}
+	return NULL;
+}
+
 TEST(wakeups_counted_by_kind, T_DTFD_ONLY | T_NO_DEFER, 60)
 {
-	const int n = 40, reader = 1;
-	unsigned long long all, r0, r1, t0, t1;
-	struct h_spinner s;
+	const int reader = 1;
+	struct armer a = { .n = 40 };
+	unsigned long long exits, loc, ipis;
+	struct irq_counts c0, c1;
+	pthread_t th;
 	uint64_t ticks;
-	int fd, k;
+	int k;
 
 	if (h_ncpus() < 2)
 		h_skip("needs two CPUs");
-	h_idle_spinner(&s, 0);
+	a.fd = dcreate(CLOCK_MONOTONIC);
 	h_pin(reader);
-	fd = dcreate(CLOCK_MONOTONIC);
-	/* armed here: the reader's CPU is its home */
-	ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE, MS(25), MS(25)));
-	ASSERT(h_read(fd, &ticks) == 8);
-	ASSERT_OK(h_idle_exits(&all, reader, &r0));
-	ASSERT_OK(h_local_timer_irqs(&all, reader, &t0));
-	for (k = 0; k < n; k++)
-		ASSERT(h_read(fd, &ticks) == 8);
-	ASSERT_OK(h_idle_exits(&all, reader, &r1));
-	ASSERT_OK(h_local_timer_irqs(&all, reader, &t1));
-	h_spinner_stop(&s);
-	close(fd);
-	h_diag("CPU %d over %d deliveries by busy CPU 0: %llu idle exits, %llu of them " DTFD_TIMER_IRQ,
-	       reader, n, r1 - r0, t1 - t0);
-	EXPECTF(r1 - r0 >= (unsigned long long)n * 3 / 4,
-		"the reader's CPU counted %llu wake-ups for %d deliveries",
-		r1 - r0, n);
+	ASSERT_OK(irq_counts_read(&c0));
+	ASSERT(!pthread_create(&th, NULL, armer_fn, &a));
+	for (k = 0; k < a.n; k++) {
+		if (h_read(a.fd, &ticks) != 8)
+			break;
+		atomic_store(&a.done, k + 1);
+	}
+	ASSERT_OK(irq_counts_read(&c1));
+	pthread_join(th, NULL);
+	close(a.fd);
+	exits = irq_counts_sum(&c1, reader, -1) - irq_counts_sum(&c0, reader, -1);
+	loc = irq_counts_sum(&c1, reader, IRQ_TIMER) -
+	      irq_counts_sum(&c0, reader, IRQ_TIMER);
+	ipis = irq_counts_sum(&c1, reader, IRQ_RESCHED) +
+	       irq_counts_sum(&c1, reader, IRQ_CALL) -
+	       irq_counts_sum(&c0, reader, IRQ_RESCHED) -
+	       irq_counts_sum(&c0, reader, IRQ_CALL);
+	h_diag("CPU %d over %d deliveries by busy CPU 0: %llu exits from idle (%s), %llu " DTFD_TIMER_IRQ ", %llu reschedule and function-call IPIs",
+	       reader, k, exits, c1.have_exits ? "power:cpu_idle" : "every interrupt",
+	       loc, ipis);
+	EXPECT(k == a.n);
+	EXPECTF(ipis >= (unsigned long long)a.n / 2,
+		"CPU %d: %llu IPIs counted for %d cross-CPU deliveries", reader,
+		ipis, a.n);
 }
 
 /* What the idle-wake-up test counts over one window. */
