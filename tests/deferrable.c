@@ -993,7 +993,7 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	sched_restore(hrtick);
 	added_strict = (double)strict.all - (double)base.all;
 	added_defer = (double)defer.all - (double)base.all;
-	h_diag("idle exits (every interrupt) over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
+	h_diag("exits from idle over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
 	       base.all, n, strict.all, added_strict, n, defer.all,
 	       added_defer, added_defer / added_strict);
 	h_diag("CPU 0 " DTFD_TIMER_IRQ ": idle %llu, strict %llu, deferrable %llu; jiffies %llu, %llu, %llu",

@@ -176,7 +176,7 @@ sleep 1
 "$eco/dtimerfd-wakeups" -t 1 -n 8 >"$out" 2>&1
 wait
 check "tools: dtimerfd-wakeups, idle exits by kind, causes, a process's dtimerfd timers" \
-	"exits from idle (every interrupt)" "resched" "hrtimer callbacks" "tasks woken" \
+	"exits from idle (power:cpu_idle)" "resched" "hrtimer callbacks" "tasks woken" \
 	"epoll-timers  *10 "
 
 rm -f "$out" "$out.err"

@@ -235,8 +235,10 @@ static void irqs_print(const struct irq_counts *a, const struct irq_counts *b)
 				 irq_counts_sum(a, -1, -1);
 	int k, c;
 
-	printf("exits from idle (every interrupt): %.1f/s\n", all / secs);
-	printf("  %-8s %9s", "", "all");
+	printf("exits from idle (%s): %.1f/s; what woke the CPUs, by kind of interrupt:\n",
+	       b->have_exits ? "power:cpu_idle" : "every interrupt",
+	       all / secs);
+	printf("  %-8s %9s", "", "exits");
 	for (k = 0; k < IRQ_KINDS; k++)
 		printf(" %9s", irq_kind_name[k]);
 	printf("\n");
