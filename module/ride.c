@@ -376,50 +376,90 @@ static void dtfd_ride_deliver_taken(struct dtfd_ctx *ctx, bool by_bound)
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 }
 
-/*
- * Deliver what is due at @now in @rq: its queue's timers due by then, in
- * batches, at most DTFD_RIDE_ROUNDS of them.  @try: another deliverer
- * holding the queue serves it; skip it.  True when more are due than one
- * call delivers.
- */
-static bool dtfd_rq_serve(struct dtfd_rq *rq, s64 now, bool try)
-{
-	struct dtfd_ctx *batch[DTFD_RIDE_BATCH];
+/* A batch of due timers taken out of a queue, for delivery after its lock. */
+struct dtfd_batch {
+	struct dtfd_ctx *ctx[DTFD_RIDE_BATCH];
 	bool bound[DTFD_RIDE_BATCH];
+	unsigned int n;
+};
+
+/* Take up to DTFD_RIDE_BATCH timers due at @now out of @rq, each ridden. */
+static void dtfd_rq_take(struct dtfd_rq *rq, s64 now, struct dtfd_batch *b)
+{
 	struct timerqueue_node *node;
-	unsigned int i, n, rounds = 0;
 	struct dtfd_ride *r;
+
+	lockdep_assert_held(&rq->lock);
+
+	for (b->n = 0; b->n < DTFD_RIDE_BATCH; b->n++) {
+		node = timerqueue_getnext(&rq->due);
+		if (!node || node->expires > now)
+			break;
+		r = container_of(node, struct dtfd_ride, node);
+		timerqueue_del(&rq->due, node);
+		b->bound[b->n] = timerqueue_node_queued(&r->end) &&
+				 r->end.expires <= now;
+		if (timerqueue_node_queued(&r->end))
+			timerqueue_del(&rq->ends, &r->end);
+		atomic_inc(&r->riding);
+		b->ctx[b->n] = container_of(r, struct dtfd_ctx, s.ride);
+	}
+	if (b->n)
+		dtfd_rq_changed(rq);
+}
+
+/* Deliver a batch, then let go of each timer: true when it was full. */
+static bool dtfd_batch_deliver(struct dtfd_batch *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < b->n; i++)
+		dtfd_ride_deliver_taken(b->ctx[i], b->bound[i]);
+	/* the last thing done with each: it may be freed right after */
+	for (i = 0; i < b->n; i++)
+		if (atomic_dec_and_test(&b->ctx[i]->s.ride.riding))
+			wake_up_var(&b->ctx[i]->s.ride.riding);
+	return b->n == DTFD_RIDE_BATCH;
+}
+
+/*
+ * Deliver what is due at @now in @rq, in batches, at most
+ * DTFD_RIDE_ROUNDS of them: true when more are due than one call
+ * delivers.  The queue's own CPU, its backstop and finishers wait for its
+ * lock; dtfd_rq_serve_try() is for the walk through other CPUs' queues.
+ */
+static bool dtfd_rq_serve(struct dtfd_rq *rq, s64 now)
+{
+	struct dtfd_batch b;
+	unsigned int rounds = 0;
 	unsigned long flags;
+	bool more;
 
 	do {
-		if (!try)
-			spin_lock_irqsave(&rq->lock, flags);
-		else if (!spin_trylock_irqsave(&rq->lock, flags))
-			return false;
-		for (n = 0; n < DTFD_RIDE_BATCH; n++) {
-			node = timerqueue_getnext(&rq->due);
-			if (!node || node->expires > now)
-				break;
-			r = container_of(node, struct dtfd_ride, node);
-			timerqueue_del(&rq->due, node);
-			bound[n] = timerqueue_node_queued(&r->end) &&
-				   r->end.expires <= now;
-			if (timerqueue_node_queued(&r->end))
-				timerqueue_del(&rq->ends, &r->end);
-			atomic_inc(&r->riding);
-			batch[n] = container_of(r, struct dtfd_ctx, s.ride);
-		}
-		if (n)
-			dtfd_rq_changed(rq);
+		spin_lock_irqsave(&rq->lock, flags);
+		dtfd_rq_take(rq, now, &b);
 		spin_unlock_irqrestore(&rq->lock, flags);
-		for (i = 0; i < n; i++)
-			dtfd_ride_deliver_taken(batch[i], bound[i]);
-		/* the last thing done with each: it may be freed right after */
-		for (i = 0; i < n; i++)
-			if (atomic_dec_and_test(&batch[i]->s.ride.riding))
-				wake_up_var(&batch[i]->s.ride.riding);
-	} while (n == DTFD_RIDE_BATCH && ++rounds < DTFD_RIDE_ROUNDS);
-	return n == DTFD_RIDE_BATCH;
+		more = dtfd_batch_deliver(&b);
+	} while (more && ++rounds < DTFD_RIDE_ROUNDS);
+	return more;
+}
+
+/* The same, unless another deliverer holds the queue: then it serves it. */
+static bool dtfd_rq_serve_try(struct dtfd_rq *rq, s64 now)
+{
+	struct dtfd_batch b;
+	unsigned int rounds = 0;
+	unsigned long flags;
+	bool more;
+
+	do {
+		if (!spin_trylock_irqsave(&rq->lock, flags))
+			return false;
+		dtfd_rq_take(rq, now, &b);
+		spin_unlock_irqrestore(&rq->lock, flags);
+		more = dtfd_batch_deliver(&b);
+	} while (more && ++rounds < DTFD_RIDE_ROUNDS);
+	return more;
 }
 
 /*
@@ -435,7 +475,7 @@ static bool dtfd_tree_serve(unsigned int l, unsigned int i, s64 now)
 	if (atomic64_read(&dtfd_tree[l][i]) > now)
 		return false;
 	if (!l)
-		return dtfd_rq_serve(per_cpu_ptr(&dtfd_rq, i), now, true);
+		return dtfd_rq_serve_try(per_cpu_ptr(&dtfd_rq, i), now);
 	end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
 	for (c = i * DTFD_FANOUT; c < end; c++) {
 		if (atomic64_read(&dtfd_tree[l - 1][c]) > now)
@@ -493,7 +533,7 @@ static void dtfd_rider_fn(struct timer_list *t)
 	busy = dtfd_cpu_busy();
 	now = ktime_get();
 	if (busy || dtfd_idle_tick_ok())
-		more = dtfd_rq_serve(rq, now, false);
+		more = dtfd_rq_serve(rq, now);
 	else
 		more = READ_ONCE(rq->next) <= now;	/* again next tick */
 	if (busy || READ_ONCE(ride_idle_ticks))
@@ -525,7 +565,7 @@ static enum hrtimer_restart dtfd_finisher_fn(struct hrtimer *t)
 
 	dtfd_race_delay();
 	now = ktime_get();
-	dtfd_rq_serve(rq, now, false);
+	dtfd_rq_serve(rq, now);
 	dtfd_ride_serve_all(now);
 	return HRTIMER_NORESTART;
 }
@@ -545,7 +585,7 @@ static enum hrtimer_restart dtfd_backstop_fn(struct hrtimer *t)
 	rq->backstop_at = KTIME_MAX;
 	spin_unlock_irqrestore(&rq->lock, flags);
 	now = ktime_get();
-	dtfd_rq_serve(rq, now, false);
+	dtfd_rq_serve(rq, now);
 	dtfd_ride_serve_all(now);
 	spin_lock_irqsave(&rq->lock, flags);
 	dtfd_rq_backstop(rq);
