@@ -10,6 +10,8 @@
 #                        the test suite in the guest
 #   make demo            deps, build, boot, strict vs deferrable side by side
 #   make KVER=6.12.117+deb12-amd64 check   the same on another kernel
+#   make ARCH=arm64 check   the same for arm64: module and programs
+#                        cross-built, the guest an emulated arm64 (vm/arch.sh)
 #   make kernels         what KVER= can name: installed, in the host's suite,
 #                        in other suites (built and booted from a cached root)
 #   make install         module (updates/), library, headers, pkg-config,
@@ -53,17 +55,26 @@ else
 SHELL := /bin/bash
 TOP := $(CURDIR)
 
-# Newest installed Debian amd64 kernel headers, unless KVER= says otherwise.
+# ARCH (amd64, arm64; the machine's own by default) and its facts.
+include $(TOP)/vm/arch.mk
+
+# Newest installed Debian kernel headers of ARCH's flavour (amd64: in
+# /usr/src; another architecture's: prepared by vm/kernel), unless KVER=
+# says otherwise.
 ifeq ($(strip $(KVER)),)
-KVER := $(shell vm/kver)
+KVER := $(shell ARCH=$(ARCH) vm/kver)
 endif
-KDIR ?= /lib/modules/$(KVER)/build
+# Another architecture's headers are never installed here: vm/kernel
+# unpacked them into its cache (the same path in the build root).
+ifeq ($(origin KDIR),undefined)
+KDIR := $(if $(ARCH_NATIVE),/lib/modules/$(KVER)/build,$(shell $(TOP)/vm/kernel headers $(KVER)))
+endif
 # A kernel the host's suite does not carry (7.2 from unstable on Debian 12)
 # is built for in a cached root of the suite that does, with the compiler
 # its headers name (vm/kernel); there KDIR is the root's path.
 KROOT := $(if $(KVER),$(if $(wildcard $(TOP)/vm/kernel),$(shell $(TOP)/vm/kernel root $(KVER))))
 KMAKE := $(if $(KROOT),$(TOP)/vm/kernel exec $(KVER) -- make,$(MAKE))
-KDIR_HOST := $(if $(KROOT),$(KROOT)/usr/src/linux-headers-$(KVER),$(KDIR))
+KDIR_HOST := $(if $(and $(KROOT),$(ARCH_NATIVE)),$(KROOT)/usr/src/linux-headers-$(KVER),$(KDIR))
 # Exported only once known: on a bare machine the sub-makes of check and
 # demo must look again after `deps` has installed the headers.
 ifneq ($(KVER),)
@@ -73,8 +84,9 @@ endif
 VERSION := $(shell cat $(TOP)/VERSION)
 DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dirty 2>/dev/null) && echo +$$g)
 # BTF for modules needs the kernel's vmlinux, which headers packages lack.
+# ARCH_KBUILD: kbuild's ARCH (and CROSS_COMPILE), never ours.
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
-	CONFIG_DEBUG_INFO_BTF_MODULES=
+	CONFIG_DEBUG_INFO_BTF_MODULES= $(ARCH_KBUILD)
 
 .PHONY: all module userlib tests examples guest deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
@@ -116,11 +128,15 @@ examples: userlib
 # Those that scan the kernel log compile in build/vm/splat.h, made from
 # vm/splat.txt, the one list of kernel reports.  Each is written under a
 # temporary name and renamed: lanes running side by side may build at
-# once.  userlib comes first: dtfd-user links its static library.
-GUEST_CC ?= gcc
-GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Ibuild/vm -Iinclude/uapi
-GUEST := build/vm/init build/vm/lifecycle.d/lifecycle \
-	build/vm/dracut/dtfd-user build/vm/dracut/runas build/vm/dracut/splat.ere
+# once.  userlib comes first: dtfd-user links its static library.  Another
+# ARCH's go to build/ARCH/vm/, with the ports that guest has (vm/arch.sh).
+GUEST_CC ?= $(if $(ARCH_NATIVE),gcc,$(CC))
+GUEST_CFLAGS := -static -O2 -Wall -Wextra -Werror -Ibuild/vm -Iinclude/uapi \
+	$(ARCH_CFLAGS) $(ARCH_GUEST_CFLAGS)
+GV := build/$(ARCH_OUT)vm
+ULIB := userlib/$(ARCH_OUT)
+GUEST := $(GV)/init $(GV)/lifecycle.d/lifecycle \
+	$(GV)/dracut/dtfd-user $(GV)/dracut/runas build/vm/dracut/splat.ere
 guest-tmp = $@.$$$$
 
 guest: userlib $(GUEST)
@@ -133,19 +149,19 @@ build/vm/dracut/splat.ere: vm/splat.txt vm/lib.sh
 	@mkdir -p $(@D)
 	$(SHELL) -c '. vm/lib.sh && splat_ere' >$(guest-tmp) && mv -f $(guest-tmp) $@
 
-build/vm/init: vm/init.c tests/util.c tests/util.h build/vm/splat.h
+$(GV)/init: vm/init.c tests/util.c tests/util.h examples/irqs.h build/vm/splat.h
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -Itests -o $(guest-tmp) $< tests/util.c -lpthread && mv -f $(guest-tmp) $@
 
-build/vm/lifecycle.d/lifecycle: tests/lifecycle.c build/vm/splat.h include/uapi/linux/dtimerfd.h
+$(GV)/lifecycle.d/lifecycle: tests/lifecycle.c build/vm/splat.h include/uapi/linux/dtimerfd.h
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $(guest-tmp) $< -lpthread && mv -f $(guest-tmp) $@
 
-build/vm/dracut/dtfd-user: vm/dracut/dtfd-user.c userlib/libdtimerfd.a userlib/dtimerfd.h
+$(GV)/dracut/dtfd-user: vm/dracut/dtfd-user.c $(ULIB)libdtimerfd.a userlib/dtimerfd.h
 	@mkdir -p $(@D)
-	$(GUEST_CC) $(GUEST_CFLAGS) -Iuserlib -o $(guest-tmp) $< userlib/libdtimerfd.a && mv -f $(guest-tmp) $@
+	$(GUEST_CC) $(GUEST_CFLAGS) -Iuserlib -o $(guest-tmp) $< $(ULIB)libdtimerfd.a && mv -f $(guest-tmp) $@
 
-build/vm/dracut/runas: vm/dracut/runas.c
+$(GV)/dracut/runas: vm/dracut/runas.c
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $(guest-tmp) $< && mv -f $(guest-tmp) $@
 
@@ -223,17 +239,21 @@ check-nohz: deps
 # suite, and on the newest of the development suite in both flavours
 # (7.2, 7.2-rt), with the stress lane on each, then the Debian 13 host
 # lane and check-debug.  Runs them
-# all, fails if any failed.
+# all, fails if any failed.  ARCH=arm64: its kernels the same way (none
+# installed: the newest of each series of the host's suite, the prepared
+# ones, unstable's newest in both flavours); the Debian 13 host lane and
+# check-debug are amd64's.
 check-all: deps
 	@rc=0; failed=; \
-	for k in $$( { ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sed 's|.*/linux-headers-||'; \
-		      vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-amd64; } | \
-		    grep -v -- '-cloud-amd64$$' | sort -uV); do \
+	for k in $$( { ls -d /usr/src/linux-headers-*-$(ARCH) 2>/dev/null | sed 's|.*/linux-headers-||'; \
+		      $(if $(ARCH_NATIVE),,vm/kernel series;) \
+		      vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-$(ARCH); } | \
+		    grep -v -- '-cloud-$(ARCH)$$' | sort -uV); do \
 		echo "check-all: === make check check-stress KVER=$$k"; \
 		$(MAKE) check KVER=$$k || { rc=1; failed="$$failed $$k"; }; \
 		$(MAKE) check-stress KVER=$$k || { rc=1; failed="$$failed stress:$$k"; }; \
 	done; \
-	for t in check-host-trixie check-debug; do \
+	for t in $(if $(ARCH_NATIVE),check-host-trixie check-debug); do \
 		echo "check-all: === make $$t"; \
 		$(MAKE) $$t || { rc=1; failed="$$failed $$t"; }; \
 	done; \
@@ -284,12 +304,12 @@ install-module: module
 # The shared object under the names userlib/Makefile gave it (from VERSION).
 install-lib: userlib
 	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR)
-	$(INSTALL) -m 644 userlib/libdtimerfd.a $(DESTDIR)$(LIBDIR)/
-	soname=$$(readlink userlib/libdtimerfd.so) && real=$$(readlink userlib/$$soname) && \
-	$(INSTALL) -m 755 userlib/$$real $(DESTDIR)$(LIBDIR)/ && \
+	$(INSTALL) -m 644 $(ULIB)libdtimerfd.a $(DESTDIR)$(LIBDIR)/
+	soname=$$(readlink $(ULIB)libdtimerfd.so) && real=$$(readlink $(ULIB)$$soname) && \
+	$(INSTALL) -m 755 $(ULIB)$$real $(DESTDIR)$(LIBDIR)/ && \
 	ln -sf $$real $(DESTDIR)$(LIBDIR)/$$soname && \
 	ln -sf $$soname $(DESTDIR)$(LIBDIR)/libdtimerfd.so
-	$(INSTALL) -m 755 userlib/libdtimerfd-preload.so $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 755 $(ULIB)libdtimerfd-preload.so $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 userlib/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/dtimerfd.h
 	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(INCLUDEDIR)/linux/dtimerfd.h
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@libdir@|$(LIBDIR)|' \
@@ -346,7 +366,8 @@ dkms-install:
 	$(INSTALL) -m 644 module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.c)) \
 		module/*.h $(DESTDIR)$(DKMSDIR)/module/
 	$(INSTALL) -m 644 include/uapi/linux/dtimerfd.h $(DESTDIR)$(DKMSDIR)/include/uapi/linux/
-	$(INSTALL) -m 755 vm/kver $(DESTDIR)$(DKMSDIR)/vm/
+	$(INSTALL) -m 755 vm/kver vm/arch.sh $(DESTDIR)$(DKMSDIR)/vm/
+	$(INSTALL) -m 644 vm/arch.mk $(DESTDIR)$(DKMSDIR)/vm/
 
 # dkms add/build/install/remove for every installed kernel's headers (root;
 # installs Debian's dkms when missing; never loads the module).

@@ -306,7 +306,7 @@ void progress(const char *fmt, ...)
 /* ---- /proc ---- */
 
 /*
- * Local timer interrupts (the LOC row): the sum over all CPUs, and the
+ * Local timer interrupts (h_local_timer_irqs()): the sum over all CPUs, and the
  * count of CPU @cpu in *@one when @one is not NULL.
  */
 uint64_t loc_interrupts(int cpu, uint64_t *one)
@@ -314,7 +314,7 @@ uint64_t loc_interrupts(int cpu, uint64_t *one)
 	unsigned long long all, v = 0;
 
 	if (h_local_timer_irqs(&all, cpu, &v))
-		die("no LOC row in /proc/interrupts");
+		die("no " DTFD_TIMER_IRQ " row in /proc/interrupts");
 	if (one)
 		*one = v;
 	return all;

@@ -7,8 +7,8 @@
  * timer alone, the deferrable timer alone, both at once.  For each timer:
  * wakeups/s (read(2) calls that returned) and ticks/s (the expiration
  * counts they returned, overruns included); for each CPU: local timer
- * interrupts/s (the LOC row of /proc/interrupts).  The demo pins itself to
- * one CPU so that the timers live there.
+ * interrupts/s (the local timer's row of /proc/interrupts, irqs.h).  The
+ * demo pins itself to one CPU so that the timers live there.
  *
  *   demo [-p PERIOD_MS] [-s SECONDS_PER_PHASE] [-c CPU]
  */
@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "dtimerfd.h"
+#include "irqs.h"	/* the reader of /proc/interrupts */
 
 #define MAX_CPUS	64
 
@@ -51,31 +52,10 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The LOC row of /proc/interrupts: one count per online CPU. */
+/* The local timer's row of /proc/interrupts: one count per online CPU. */
 static int read_loc(unsigned long long *loc)
 {
-	char line[4096], *p, *end;
-	FILE *f = fopen("/proc/interrupts", "r");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		p = line + strspn(line, " ");
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		while (n < ncpus) {
-			loc[n] = strtoull(p, &end, 10);
-			if (end == p)
-				break;
-			p = end;
-			n++;
-		}
-		break;
-	}
-	fclose(f);
-	return n == ncpus ? 0 : -1;
+	return irq_row_read(DTFD_TIMER_IRQ, loc, ncpus) == ncpus ? 0 : -1;
 }
 
 static int arm(int fd, int flags, long period_ms)
@@ -233,7 +213,7 @@ int main(int argc, char **argv)
 	sleep(1);
 
 	printf("%-20s %9s %9s %9s %9s  %s\n", "", "strict", "strict",
-	       "deferr.", "deferr.", "local timer interrupts/s (LOC)");
+	       "deferr.", "deferr.", "local timer interrupts/s (" DTFD_TIMER_IRQ ")");
 	printf("%-20s %9s %9s %9s %9s ", "phase", "wakeups/s", "ticks/s",
 	       "wakeups/s", "ticks/s");
 	for (c = 0; c < ncpus; c++)

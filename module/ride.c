@@ -45,6 +45,7 @@
 #include <linux/jiffies.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/timerqueue.h>
@@ -478,10 +479,18 @@ static void dtfd_ride_shutdown(struct dtfd_ctx *ctx)
 	dtfd_ride_cancel(ctx);
 }
 
+/*
+ * A CPU isolated from timers (nohz_full=, isolcpus=nohz) carries no
+ * rider: a rider run there on a leftover tick would find the CPU busy in
+ * user space and start a finisher on it, interrupting exactly the CPU
+ * that asked to be left alone.  The housekeeping CPUs carry the riders.
+ */
 static int dtfd_ride_online(unsigned int cpu)
 {
 	unsigned long flags, when;
 
+	if (!housekeeping_cpu(cpu, HK_TYPE_TIMER))
+		return 0;
 	spin_lock_irqsave(&dtfd_ride_lock, flags);
 	cpumask_set_cpu(cpu, &dtfd_ride_cpus);
 	if (dtfd_ride_target(&when))

@@ -31,22 +31,31 @@ base_root() {
 }
 
 # base plus the build tools, made once (a copy of base, then apt-get).
+# tools_root SUITE [ARCH]: for another architecture than this machine's
+# (vm/arch.sh), the root also has ARCH as a foreign architecture (the
+# root's, never this machine's) and crossbuild-essential-ARCH.
 tools_root() {
-	local suite=$1 b t=$deb_cache/$1/tools
+	local suite=$1 cross=${2:-} b t=$deb_cache/$1/tools pkgs=("${tools_pkgs[@]}") pre=:
+	if [ -n "$cross" ]; then
+		t=$t-$cross
+		# libc6:ARCH itself too, for dpkg-shlibdeps (the cross libc is not it)
+		pkgs+=("crossbuild-essential-$cross" "libc6-dev:$cross")
+		pre="dpkg --add-architecture $cross"
+	fi
 	if [ -e "$t/.dtimerfd-tools" ]; then
 		echo "$t"
 		return 0
 	fi
 	b=$(base_root "$suite")
-	echo "$me: making the $suite build root (${tools_pkgs[*]}; a few minutes, once)" >&2
+	echo "$me: making the $suite build root (${pkgs[*]}; a few minutes, once)" >&2
 	rm -rf "$t.new"
 	cp -a "$b" "$t.new"
 	if ! "$top/vm/kernel" chroot "$t.new" -- \
-		sh -c 'export DEBIAN_FRONTEND=noninteractive; apt-get -qq update &&
+		sh -c 'export DEBIAN_FRONTEND=noninteractive; '"$pre"' && apt-get -qq update &&
 			apt-get install -y -qq --no-install-recommends "$@" && apt-get clean' \
-		sh "${tools_pkgs[@]}" >"$t.log" 2>&1; then
+		sh "${pkgs[@]}" >"$t.log" 2>&1; then
 		tail -n 20 "$t.log" >&2
-		die "apt-get install ${tools_pkgs[*]} in $t.new failed (log: $t.log)"
+		die "apt-get install ${pkgs[*]} in $t.new failed (log: $t.log)"
 	fi
 	touch "$t.new/.dtimerfd-tools"
 	rm -rf "$t"

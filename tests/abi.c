@@ -24,7 +24,7 @@
 #include "harness.h"
 #include "ioctls.h"
 
-/* the same literals in the -m32 and the -m64 build: one layout */
+/* the same literals in the 32- and the 64-bit build: one layout */
 #define CHECK_LAYOUT(type, size) \
 	_Static_assert(sizeof(struct type) == (size), #type " size")
 #define CHECK_OFF(type, field, off) \

@@ -742,7 +742,7 @@ struct loc_count {
 static void loc_read(struct loc_count *c)
 {
 	ASSERTF(!h_local_timer_irqs(&c->all, 0, &c->cpu0),
-		"no LOC row in /proc/interrupts");
+		"no " DTFD_TIMER_IRQ " row in /proc/interrupts");
 }
 
 /* The kernel's jiffies, from /proc/timer_list (root only, like the module). */
@@ -920,10 +920,10 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	sched_restore(hrtick);
 	added_strict = (double)strict.all - (double)base.all;
 	added_defer = (double)defer.all - (double)base.all;
-	h_diag("LOC over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
+	h_diag(DTFD_TIMER_IRQ " over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
 	       base.all, n, strict.all, added_strict, n, defer.all,
 	       added_defer, added_defer / added_strict);
-	h_diag("CPU 0 LOC: idle %llu, strict %llu, deferrable %llu; jiffies %llu, %llu, %llu",
+	h_diag("CPU 0 " DTFD_TIMER_IRQ ": idle %llu, strict %llu, deferrable %llu; jiffies %llu, %llu, %llu",
 	       base.cpu0, strict.cpu0, defer.cpu0, base.jiffies,
 	       strict.jiffies, defer.jiffies);
 	h_diag("%d per-CPU deferrable %llu (+%.0f), CPU 0 %llu in %llu jiffies",

@@ -6,7 +6,7 @@
  *
  * DTFD_IOCTLS(X) calls X(NAME, number, argument, descriptor, errnos):
  *   NAME	 DTFD_IOC_NAME
- *   number	 its value, the same in -m32 and -m64 (one layout): abi.c
+ *   number	 its value, the same in the 32- and 64-bit builds (one layout): abi.c
  *		 turns these into _Static_asserts, so the ABI cannot drift
  *   argument	 the type the ioctl reads or writes
  *   descriptor	 IOC_CTL (the control descriptor, an open /dev/dtimerfd)

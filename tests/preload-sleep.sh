@@ -8,7 +8,8 @@
 # DTIMERFD_FALLBACK) they must stay libc's; in every case each
 # call's results must equal libc's.  One TAP stream, renumbered.
 eco=$(cd "$(dirname "$0")" && pwd)/eco
-ld="$eco/lib/ld-linux-x86-64.so.2 --library-path $eco/lib"
+# the loader the programs ask for, whatever the architecture names it
+ld="$(echo "$eco"/lib/ld-linux-*) --library-path $eco/lib"
 shim=$eco/lib/libdtimerfd-preload.so
 
 # run LABEL EXPECT [VAR=VALUE...]: sleep-shim's lines, labelled

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "../examples/irqs.h"	/* the reader of /proc/interrupts */
 
 /* ---- time and descriptors ---- */
 
@@ -223,35 +224,18 @@ void h_spinner_stop(struct h_spinner *s)
 int h_local_timer_irqs(unsigned long long *all, int cpu,
 		       unsigned long long *one)
 {
-	FILE *f = fopen("/proc/interrupts", "re");
-	char line[4096];
-	int ret = -1;
+	unsigned long long counts[256];
+	int i, n = irq_row_read(DTFD_TIMER_IRQ, counts, 256);
 
-	if (!f)
+	if (n < 0)
 		return -1;
-	while (ret && fgets(line, sizeof(line), f)) {
-		char *p = line, *end;
-		int col;
-
-		while (*p == ' ')
-			p++;
-		if (strncmp(p, "LOC:", 4))
-			continue;
-		p += 4;
-		*all = 0;
-		for (col = 0;; col++, p = end) {
-			unsigned long long v = strtoull(p, &end, 10);
-
-			if (end == p)
-				break;
-			*all += v;
-			if (col == cpu && one)
-				*one = v;
-		}
-		ret = 0;
+	*all = 0;
+	for (i = 0; i < n; i++) {
+		*all += counts[i];
+		if (i == cpu && one)
+			*one = counts[i];
 	}
-	fclose(f);
-	return ret;
+	return 0;
 }
 
 int h_fdinfo(int fd, struct h_fdinfo *fi)

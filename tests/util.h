@@ -89,7 +89,8 @@ void h_spinner_stop(struct h_spinner *s);
 /* ---- /proc ---- */
 
 /*
- * Local-timer interrupts so far (the LOC row of /proc/interrupts): the
+ * Local-timer interrupts so far (the row DTFD_TIMER_IRQ of
+ * /proc/interrupts, the architecture's, read by ../examples/irqs.h): the
  * sum over CPUs in *all, CPU @cpu's in *one (may be NULL); 0, or -1 if
  * unknown.
  */

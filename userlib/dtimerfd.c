@@ -139,6 +139,13 @@ DTFD_API int dtimerfd_create(clockid_t clockid, int flags)
 		err = EPERM;
 	else if (err == ENOENT || err == ENXIO)
 		err = ENODEV;	/* module not loaded: see dtimerfd_create(3) */
+	/*
+	 * The module could not read our own struct dtfd_create, on our
+	 * stack: the kernel could not fault the page in, out of memory.
+	 * timerfd_create(2) never says EFAULT.
+	 */
+	else if (err == EFAULT)
+		err = ENOMEM;
 	errno = err;
 	return -1;
 }

@@ -2,7 +2,9 @@
 /*
  * PID 1 of the dtimerfd test guest.
  *
- * The guest has three serial ports, each with one job:
+ * The guest has three serial ports, each with one job (the names are
+ * amd64's; vm/arch.sh has each architecture's, arm64's are ttyAMA0, ttyS0
+ * and ttyS1):
  *
  *   ttyS0  the kernel console (the host keeps it in build/vm/console.log)
  *   ttyS1  the verdict: one "ok <step>: ..." or "fail <step>: ..." line per
@@ -43,8 +45,12 @@
 #define MODULE_PATH	"/dtimerfd.ko"
 #define DEVICE_PATH	"/dev/dtimerfd"
 #define SCRIPT_PATH	"/run.sh"
-#define VERDICT_PORT	"/dev/ttyS1"
-#define OUTPUT_PORT	"/dev/ttyS2"
+/* The ports' names in this guest: the Makefile's, from vm/arch.sh. */
+#if !defined(DTFD_VERDICT_PORT) || !defined(DTFD_OUTPUT_PORT)
+#error "build with make: DTFD_VERDICT_PORT and DTFD_OUTPUT_PORT come from vm/arch.sh"
+#endif
+#define VERDICT_PORT	DTFD_VERDICT_PORT
+#define OUTPUT_PORT	DTFD_OUTPUT_PORT
 #define LOAD_MARKER	"dtimerfd-init: loading " MODULE_PATH
 
 /* The only taint flags a clean run may show: O (out-of-tree), E (unsigned). */

@@ -15,6 +15,12 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 me=$(cd "$(dirname "$0")" && pwd)/${0##*/}
 me=${me#"$top/"}
 
+# The architecture's facts (arch_*, vm/arch.sh), for ARCH; a kernel
+# release of another architecture's flavour switches to that one
+# (kernel_release).
+# shellcheck source=vm/arch.sh
+. "$top/vm/arch.sh" || exit 2
+
 # --- messages -----------------------------------------------------------------
 
 log() { echo "$me: $*" >&2; }
@@ -52,12 +58,22 @@ kernel_opt() {
 }
 # kernel_args: --kernel VERSION for a lane run below, when one was named
 kernel_args() { [ -z "$kver" ] || printf '%s\n' --kernel "$kver"; }
-# kernel_release: kver, or the default (the newest installed Debian amd64
-# kernel with headers, vm/kver); dies when there is none
+# kernel_release: kver, or the default (the newest Debian kernel of ARCH's
+# flavour with headers, vm/kver); dies when there is none.  A release of
+# the other architecture's flavour (6.1.0-57-arm64) sets the arch_* facts
+# to that architecture's.
 kernel_release() {
 	[ -n "$kver" ] || kver=$("$top/vm/kver")
-	[ -n "$kver" ] ||
-		die "no kernel found (no /usr/src/linux-headers-*-amd64); run 'make deps' as root"
+	[ -n "$kver" ] || {
+		if [ -n "$arch_native" ]; then
+			die "no kernel found (no /usr/src/linux-headers-*-$arch); run 'make deps' as root"
+		fi
+		die "no $arch kernel prepared ('ARCH=$arch make deps' as root prepares one)"
+	}
+	case $kver in
+	*-amd64) [ "$arch" = amd64 ] || arch_set amd64 ;;
+	*-arm64) [ "$arch" = arm64 ] || arch_set arm64 ;;
+	esac
 }
 
 # pvh_image IMAGE CONFIG CACHE: Debian's 6.1 image is XZ-compressed, and
@@ -98,6 +114,7 @@ pvh_image() {
 module_build() {
 	local kv=$1 dir=$2 stage f kdir=/lib/modules/$1/build
 	shift 2
+	[ -n "$arch_native" ] || kdir=$("$top/vm/kernel" headers "$kv")
 	[ -z "${KIMAGE:-}" ] || kdir=${KDIR:?KIMAGE needs KDIR}
 	mkdir -p "$dir"
 	(
@@ -110,7 +127,7 @@ module_build() {
 			cmp -s "$stage/$f" "$dir/$f" ||
 				{ mkdir -p "$(dirname "$dir/$f")" && cp -p "$stage/$f" "$dir/$f"; }
 		done
-		make -s --no-print-directory -C "$dir" module KVER="$kv" KDIR="$kdir" "$@" >&2
+		make -s --no-print-directory -C "$dir" module ARCH="$arch" KVER="$kv" KDIR="$kdir" "$@" >&2
 	) 8>>"$dir.lock" || return 1
 	printf '%s\n' "$dir/module/dtimerfd.ko"
 }
