@@ -15,12 +15,12 @@
  *		delivery, the read harvest, re-arming, statistics
  *   hrtimer.c	wake-up source: an hrtimer (strict timers, as timerfd)
  *   alarm.c	wake-up source: an alarm (the _ALARM clocks)
- *   ride.c	wake-up source: deferral to whichever CPU is awake, by one
- *		rider timer_list per CPU (DTFD_TIMER_DEFERRABLE)
+ *   ride.c	wake-up source: deferral to whichever CPU is awake, from
+ *		per-CPU queues: the home CPU's ticks, any busy CPU's, one
+ *		backstop per queue for the bounded (DTFD_TIMER_DEFERRABLE)
  *   defer.c	wake-up source: a deferrable timer_list on the arming CPU
- *		(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU)
- *		both composed with a backstop hrtimer when the deferral is
- *		bounded
+ *		(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU), composed
+ *		with a backstop hrtimer when the deferral is bounded
  *   idle.c	when a deferrable timer may ride an idle CPU's tick
  *   clock.c	clock steps, resume and time namespaces
  */
@@ -28,6 +28,7 @@
 #define DTFD_INTERNAL_H
 
 #include <linux/alarmtimer.h>
+#include <linux/atomic.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/timekeeping.h>
@@ -125,14 +126,19 @@ struct dtfd_defer {
 	bool backstop_armed;
 };
 
-/* The system-wide deferrable source's state; @backstop as above. */
+/*
+ * The system-wide deferrable source's state: no timer of its own, two
+ * places in its home CPU's queues (ride.c).
+ */
 struct dtfd_ride {
-	struct hrtimer backstop;
-	/* in its clock's queue of deadlines (ride.c) while queued */
+	/* in the home queue, by the monotonic time it falls due */
 	struct timerqueue_node node;
-	/* riders holding it out of the queue; under ride.c's lock */
-	unsigned int riding;
-	bool backstop_armed;
+	/* bounded: in the home queue of windows, by the window's end */
+	struct timerqueue_node end;
+	/* the CPU whose queues hold it; -1 before the first arming */
+	int home;
+	/* deliverers holding it out of its queue */
+	atomic_t riding;
 };
 
 struct dtfd_ctx {

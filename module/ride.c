@@ -6,546 +6,709 @@
  * "Deferrable" means: never wake an idle system for me, but when any CPU
  * is awake, deliver me on time.  The kernel's TIMER_DEFERRABLE timer_list
  * keeps a narrower promise: it rides the wake-ups of the one CPU it is
- * queued on, so a timer armed on a CPU that then idles waits for that
- * CPU, however busy the others are (defer.c serves that mode, for timers
- * armed with DTFD_TIMER_PERCPU).
+ * queued on (defer.c serves that mode, DTFD_TIMER_PERCPU).
  *
- * Here the deadlines sit in one ordered queue per clock, and every online
- * CPU carries one pinned deferrable "rider" timer_list aimed at the jiffy
- * of the earliest deadline.  Whichever CPU ticks first after it runs its
- * rider, delivers every timer that is due and aims itself at the next
- * deadline; the other riders, aimed no later, find less or nothing to do
- * and do the same.  A rider is only ever moved earlier from outside its
- * CPU, when a timer becomes the earliest of its queue, and queueing a
- * deferrable timer on another CPU's base sends no IPI: neither arming nor
- * delivering wakes an idle CPU.  Arming costs O(log n) under one lock,
- * plus one timer_list per online CPU when the earliest deadline moves
- * earlier.
+ * Per-CPU queues, as the kernel's own timer bases.  A timer is queued on
+ * its home CPU, the one that armed it (for a periodic timer, the one that
+ * read it: its reader's), under that CPU's lock, keyed by the monotonic
+ * time it falls due.  Arming and cancelling take that one lock and touch
+ * no other CPU: O(log n) in the home queue, plus O(log_8 CPUs) lock-free
+ * updates of a tree of earliest keys when the timer becomes its queue's
+ * earliest (the shape of the timer-migration hierarchy: groups of eight).
  *
- * A tick comes once a jiffy, so riding alone delivers up to a jiffy late.
- * When a rider runs on a CPU found busy (idle.c) and the earliest
- * deadline falls before the next tick, a pinned soft hrtimer on that CPU,
- * the "finisher", carries it at the deadline itself: on time whenever the
- * system is awake.  A finisher is never started from an idle tick, nor on
- * arming (the arming thread is about to sleep): the most it can cost is
- * one interrupt, less than a jiffy after the CPU was last seen busy, when
- * the CPU idles meanwhile; the tick the idle loop keeps for a moment
- * before stopping it would have come then too.
+ * Who delivers:
+ *  - The home CPU's own rider, a pinned deferrable timer_list aimed at its
+ *    queue's earliest: on the home CPU's ticks, busy or idle (an idle tick
+ *    once, idle.c).  The reader sleeps there, so this wakes nobody.
+ *  - Any busy CPU.  A CPU found busy polls the tree's root on each of its
+ *    ticks (its rider re-arms for the next jiffy while any deferrable timer
+ *    is queued anywhere, or was within the last second): one load of a
+ *    shared word per tick.  When the root is due it walks down to the due
+ *    queues, at most eight nodes a level, and delivers from them; when it
+ *    falls due before the next tick, one busy CPU carries it on a pinned
+ *    soft hrtimer, the "finisher", at the deadline itself: on time
+ *    whenever the system is awake.  Delivering a remote timer wakes its
+ *    reader's CPU; that is the price of "on time", paid only while some
+ *    CPU is busy anyway.
+ *  - Never a CPU found idle, for another CPU's timer (unless
+ *    ride_idle_ticks): a leftover tick of an idle CPU delivering to a
+ *    reader asleep on another idle CPU would pull that one out of idle
+ *    with an IPI.  Left to the reader's own CPU, the delivery costs no
+ *    extra idle exit.
+ *  - The bound.  A bounded timer's window [deadline, deadline + bound]
+ *    sits in a second queue of its home, by window end; one backstop
+ *    hrtimer per queue is programmed for the earliest end (soft expiry
+ *    at that timer's deadline, so any interrupt of its CPU inside the
+ *    window runs it), and when it runs it delivers every timer, of every
+ *    queue, whose deadline has passed: one wake-up serves all the windows
+ *    it falls in, the greedy "earliest window end" stabbing that is
+ *    optimal for fixed windows.
  *
- * Lock order: a timer's lock, then dtfd_ride_lock, then timer bases.  So a
- * rider takes due timers out of the queue under dtfd_ride_lock, counting
+ * Riders never wake an idle CPU (deferrable); nothing is queued on
+ * another CPU's base but a rider kicked for the next jiffy when the first
+ * timer after a quiet second is armed (the seven others of the arming
+ * CPU's group of eight: queueing a deferrable timer sends no IPI).  A CPU
+ * isolated from timers (nohz_full=) has no rider at all.
+ *
+ * Lock order: a timer's lock, then one queue's lock, then timer bases.
+ * A deliverer takes due timers out of a queue under its lock, counting
  * itself in each one's @riding, and delivers them under their own lock
  * after dropping it.  A timer being ridden counts as one whose callback
  * runs: settime waits for it (try_cancel, cancel_sync), and so does close.
  */
 
+#include <linux/atomic.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/timerqueue.h>
 #include <linux/wait_bit.h>
 
 #include "dtfd.h"
 
-/* The clocks a deadline can be measured on, as queue indices. */
-enum {
-	DTFD_RIDE_MONOTONIC,
-	DTFD_RIDE_BOOTTIME,
-	DTFD_RIDE_REALTIME,
-	DTFD_RIDE_CLOCKS,
+static bool ride_idle_ticks;
+module_param(ride_idle_ticks, bool, 0644);
+MODULE_PARM_DESC(ride_idle_ticks,
+		 "deliver other CPUs' due deferrable timers on ticks that find this CPU idle (on time, at one IPI to the reader's idle CPU each)");
+
+/* One CPU's deferrable timers: those armed on it. */
+struct dtfd_rq {
+	/* guards the queues, @next, @backstop_at, @online, the rider's arming */
+	spinlock_t lock;
+	/* by the monotonic time they fall due */
+	struct timerqueue_head due;
+	/* the bounded ones, by the end of their window */
+	struct timerqueue_head ends;
+	/* @due's first key, as published in the tree; KTIME_MAX: empty */
+	s64 next;
+	/* @backstop's hard expiry; KTIME_MAX: not armed */
+	s64 backstop_at;
+	struct timer_list rider;
+	struct hrtimer finisher;
+	struct hrtimer backstop;
+	/* the last jiffy its rider, busy, saw a timer queued anywhere */
+	unsigned long seen;
+	unsigned int cpu;
+	/* its rider may be armed: online, and not isolated from timers */
+	bool online;
 };
 
-static struct timerqueue_head dtfd_ride_queue[DTFD_RIDE_CLOCKS];
-/* guards the queues, the riders' programming and dtfd_ride_cpus */
-static DEFINE_SPINLOCK(dtfd_ride_lock);
-static DEFINE_PER_CPU(struct timer_list, dtfd_rider);
-static DEFINE_PER_CPU(struct hrtimer, dtfd_finisher);
-/* the online CPUs whose rider may be armed */
-static struct cpumask dtfd_ride_cpus;
+static DEFINE_PER_CPU(struct dtfd_rq, dtfd_rq);
 static enum cpuhp_state dtfd_ride_hp;
 
-/* Due timers a rider takes out of the queue at a time. */
+/* Due timers a deliverer takes out of a queue at a time, and batches per run. */
 #define DTFD_RIDE_BATCH		16
+#define DTFD_RIDE_ROUNDS	4
 
-static unsigned int dtfd_ride_index(int eclock)
+/*
+ * The tree of earliest keys: level 0 has one node per CPU (its queue's
+ * first key), each level above one per eight of the level below, the last
+ * one node, the root: the earliest key of the system.  Lock-free: a
+ * writer stores its node, then recomputes each parent from its children
+ * and swaps it in, having read the parent first (acquire), so that a
+ * concurrent writer's change either is seen or makes the swap fail.  A
+ * node may be briefly too early (a spurious look), never too late once
+ * its writers are done.
+ */
+#define DTFD_FANOUT		8
+#define DTFD_TREE_MAX		6	/* 8^5 = 32768 CPUs */
+static unsigned int dtfd_levels;
+static unsigned int dtfd_width[DTFD_TREE_MAX];
+static atomic64_t *dtfd_tree[DTFD_TREE_MAX];
+
+static s64 dtfd_tree_root(void)
 {
-	switch (eclock) {
-	case CLOCK_REALTIME:
-		return DTFD_RIDE_REALTIME;
-	case CLOCK_BOOTTIME:
-		return DTFD_RIDE_BOOTTIME;
-	default:
-		return DTFD_RIDE_MONOTONIC;
+	return atomic64_read(&dtfd_tree[dtfd_levels - 1][0]);
+}
+
+/* Recompute node @i of level @l from its children, and carry it up. */
+static void dtfd_tree_carry(unsigned int l, unsigned int i)
+{
+	unsigned int c, end;
+	s64 old, min;
+
+	for (; l < dtfd_levels; l++, i /= DTFD_FANOUT) {
+		end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
+		do {
+			old = atomic64_read_acquire(&dtfd_tree[l][i]);
+			min = KTIME_MAX;
+			for (c = i * DTFD_FANOUT; c < end; c++)
+				min = min(min, atomic64_read(&dtfd_tree[l - 1][c]));
+			if (min == old)
+				return;
+		} while (atomic64_cmpxchg(&dtfd_tree[l][i], old, min) != old);
 	}
 }
 
-static ktime_t dtfd_ride_now(unsigned int i)
+/* CPU @cpu's queue starts at @key now (KTIME_MAX: empty). */
+static void dtfd_tree_set(unsigned int cpu, s64 key)
 {
-	switch (i) {
-	case DTFD_RIDE_REALTIME:
-		return ktime_get_real();
-	case DTFD_RIDE_BOOTTIME:
-		return ktime_get_boottime();
-	default:
-		return ktime_get();
+	atomic64_set(&dtfd_tree[0][cpu], key);
+	if (dtfd_levels > 1)
+		dtfd_tree_carry(1, cpu / DTFD_FANOUT);
+}
+
+static int dtfd_tree_init(void)
+{
+	unsigned int l, i, w = nr_cpu_ids;
+
+	for (l = 0; l < DTFD_TREE_MAX; l++) {
+		dtfd_width[l] = w;
+		dtfd_tree[l] = kcalloc(w, sizeof(atomic64_t), GFP_KERNEL);
+		if (!dtfd_tree[l])
+			return -ENOMEM;
+		for (i = 0; i < w; i++)
+			atomic64_set(&dtfd_tree[l][i], KTIME_MAX);
+		dtfd_levels = l + 1;
+		if (w == 1)
+			return 0;
+		w = DIV_ROUND_UP(w, DTFD_FANOUT);
 	}
+	return -E2BIG;
 }
 
-static struct timerqueue_head *dtfd_ride_queue_of(struct dtfd_ctx *ctx)
+static void dtfd_tree_exit(void)
 {
-	return &dtfd_ride_queue[dtfd_ride_index(ctx->eclock)];
-}
+	unsigned int l;
 
-/* Nanoseconds to the earliest deadline of every queue; false: none. */
-static bool dtfd_ride_next(s64 *delta)
-{
-	struct timerqueue_node *next;
-	bool any = false;
-	unsigned int i;
-	s64 d;
-
-	lockdep_assert_held(&dtfd_ride_lock);
-
-	for (i = 0; i < DTFD_RIDE_CLOCKS; i++) {
-		next = timerqueue_getnext(&dtfd_ride_queue[i]);
-		if (!next)
-			continue;
-		d = ktime_sub(next->expires, dtfd_ride_now(i));
-		if (!any || d < *delta)
-			*delta = d;
-		any = true;
+	for (l = 0; l < DTFD_TREE_MAX; l++) {
+		kfree(dtfd_tree[l]);
+		dtfd_tree[l] = NULL;
 	}
-	return any;
+	dtfd_levels = 0;
 }
 
-static unsigned long dtfd_ride_jiffy(s64 delta)
+/* The jiffy to aim a rider at for monotonic time @key. */
+static unsigned long dtfd_ride_jiffy(s64 key, s64 now)
 {
-	return jiffies + (delta > 0 ? dtfd_defer_jiffies(delta) : 0);
+	return jiffies + (key > now ? dtfd_defer_jiffies(key - now) : 0);
 }
 
-/* The jiffy the riders must run at, for the earliest deadline; false: none. */
-static bool dtfd_ride_target(unsigned long *when)
+/*
+ * Have @rq's rider run no later than @when.  On its own CPU it is simply
+ * modified; from another, it is put back on its CPU (mod_timer() would
+ * move a pinned timer to the caller's).  Under @rq's lock, which its
+ * callback also takes to re-arm it.
+ */
+static void dtfd_rq_aim(struct dtfd_rq *rq, unsigned long when)
 {
-	s64 delta;
+	struct timer_list *rider = &rq->rider;
 
-	if (!dtfd_ride_next(&delta))
-		return false;
-	*when = dtfd_ride_jiffy(delta);
-	return true;
-}
+	lockdep_assert_held(&rq->lock);
 
-/* Have @cpu's rider run no later than @when. */
-static void dtfd_rider_aim(unsigned int cpu, unsigned long when)
-{
-	struct timer_list *rider = per_cpu_ptr(&dtfd_rider, cpu);
-
-	lockdep_assert_held(&dtfd_ride_lock);
-
-	if (timer_pending(rider) && time_before_eq(rider->expires, when))
+	if (!rq->online ||
+	    (timer_pending(rider) && time_before_eq(rider->expires, when)))
 		return;
-	/*
-	 * add_timer_on() rather than mod_timer(), which would move a pinned
-	 * timer to this CPU.  A callback running meanwhile re-aims itself
-	 * after us, under the lock.
-	 */
+	if (rq->cpu == smp_processor_id()) {
+		mod_timer(rider, when);
+		return;
+	}
 	timer_delete(rider);
 	rider->expires = when;
-	add_timer_on(rider, cpu);
+	add_timer_on(rider, rq->cpu);
 }
 
-/* The earliest deadline may have moved earlier: move every rider with it. */
-static void dtfd_ride_aim_all(void)
+/*
+ * Program @rq's backstop for the earliest window end of its bounded
+ * timers: any interrupt of its CPU from that timer's deadline on runs it,
+ * and the window's end forces it.
+ */
+static void dtfd_rq_backstop(struct dtfd_rq *rq)
 {
-	unsigned long when;
-	unsigned int cpu;
+	struct timerqueue_node *end = timerqueue_getnext(&rq->ends);
+	struct dtfd_ride *r;
 
-	if (!dtfd_ride_target(&when))
+	lockdep_assert_held(&rq->lock);
+
+	if (!end) {
+		if (rq->backstop_at != KTIME_MAX)
+			hrtimer_try_to_cancel(&rq->backstop);
+		rq->backstop_at = KTIME_MAX;
 		return;
-	for_each_cpu(cpu, &dtfd_ride_cpus)
-		dtfd_rider_aim(cpu, when);
+	}
+	if (end->expires == rq->backstop_at)
+		return;
+	r = container_of(end, struct dtfd_ride, end);
+	rq->backstop_at = end->expires;
+	hrtimer_start_range_ns(&rq->backstop, r->node.expires,
+			       end->expires - r->node.expires,
+			       HRTIMER_MODE_ABS);
 }
 
-static void dtfd_ride_unqueue_locked(struct dtfd_ctx *ctx)
+/* @rq's queues changed: publish its first key, aim its rider and backstop. */
+static void dtfd_rq_changed(struct dtfd_rq *rq)
 {
-	struct timerqueue_node *node = &ctx->s.ride.node;
+	struct timerqueue_node *first = timerqueue_getnext(&rq->due);
+	s64 next = first ? first->expires : KTIME_MAX;
 
-	lockdep_assert_held(&dtfd_ride_lock);
+	lockdep_assert_held(&rq->lock);
 
-	if (timerqueue_node_queued(node))
-		timerqueue_del(dtfd_ride_queue_of(ctx), node);
+	if (next != rq->next) {
+		WRITE_ONCE(rq->next, next);
+		dtfd_tree_set(rq->cpu, next);
+	}
+	if (next != KTIME_MAX)
+		dtfd_rq_aim(rq, dtfd_ride_jiffy(next, ktime_get()));
+	dtfd_rq_backstop(rq);
 }
 
+static struct dtfd_rq *dtfd_ride_rq(const struct dtfd_ctx *ctx)
+{
+	return per_cpu_ptr(&dtfd_rq, ctx->s.ride.home);
+}
+
+/*
+ * The monotonic time at which @ctx falls due, its deadline being on
+ * another clock: exact offsets, so that a deliverer rarely finds it not
+ * yet due; the clock walk re-keys it when the offsets jump.
+ */
+static s64 dtfd_ride_key(const struct dtfd_ctx *ctx)
+{
+	switch (ctx->eclock) {
+	case CLOCK_REALTIME:
+		return ktime_sub(ctx->expires, ktime_mono_to_any(0, TK_OFFS_REAL));
+	case CLOCK_BOOTTIME:
+		return ktime_sub(ctx->expires, ktime_mono_to_any(0, TK_OFFS_BOOT));
+	default:
+		return ctx->expires;
+	}
+}
+
+/* Take @ctx out of its home queue, if it is there; under its lock. */
 static void dtfd_ride_unqueue(struct dtfd_ctx *ctx)
 {
-	unsigned long flags;
+	struct dtfd_ride *r = &ctx->s.ride;
+	struct dtfd_rq *rq;
 
-	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	dtfd_ride_unqueue_locked(ctx);
-	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	if (r->home < 0)
+		return;
+	rq = dtfd_ride_rq(ctx);
+	spin_lock(&rq->lock);
+	if (timerqueue_node_queued(&r->node)) {
+		timerqueue_del(&rq->due, &r->node);
+		if (timerqueue_node_queued(&r->end))
+			timerqueue_del(&rq->ends, &r->end);
+		dtfd_rq_changed(rq);
+	}
+	spin_unlock(&rq->lock);
 }
 
-/* Delivered within the bound: a running backstop then finds !queued. */
-static void dtfd_ride_fire(struct dtfd_ctx *ctx, ktime_t now)
+/* Wake the riders of @cpu's group, for a first timer after a quiet while. */
+static void dtfd_ride_kick(unsigned int cpu)
+{
+	unsigned int c = cpu / DTFD_FANOUT * DTFD_FANOUT;
+	unsigned int end = min(c + DTFD_FANOUT, nr_cpu_ids);
+	struct dtfd_rq *rq;
+
+	for (; c < end; c++) {
+		if (c == cpu || !cpu_possible(c))
+			continue;
+		rq = per_cpu_ptr(&dtfd_rq, c);
+		spin_lock(&rq->lock);
+		dtfd_rq_aim(rq, jiffies + 1);
+		spin_unlock(&rq->lock);
+	}
+}
+
+/*
+ * Queue @ctx on @cpu's queue, by the monotonic time it falls due, and in
+ * its queue of windows when bounded.  Under @ctx's lock, interrupts off.
+ */
+static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu)
+{
+	struct dtfd_rq *rq = per_cpu_ptr(&dtfd_rq, cpu);
+	struct dtfd_ride *r = &ctx->s.ride;
+	bool quiet;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+
+	r->home = cpu;
+	r->node.expires = dtfd_ride_key(ctx);
+	quiet = dtfd_tree_root() == KTIME_MAX;
+	spin_lock(&rq->lock);
+	timerqueue_add(&rq->due, &r->node);
+	if (ctx->max_defer) {
+		r->end.expires = ktime_add_safe(r->node.expires,
+						ctx->max_defer);
+		timerqueue_add(&rq->ends, &r->end);
+	}
+	dtfd_rq_changed(rq);
+	spin_unlock(&rq->lock);
+	if (quiet)
+		dtfd_ride_kick(cpu);
+}
+
+/*
+ * Deliver a timer taken out of a queue, under its own lock, unless it
+ * changed meanwhile: disarmed, or delivered by an access.  While a
+ * deliverer holds it (@riding), nothing else queues it again.
+ * CLOCK_REALTIME may have stepped back behind the deadline: then it goes
+ * back in its queue, never early.
+ */
+static void dtfd_ride_deliver_taken(struct dtfd_ctx *ctx, bool by_bound)
 {
 	struct dtfd_ride *r = &ctx->s.ride;
-
-	if (r->backstop_armed) {
-		hrtimer_try_to_cancel(&r->backstop);
-		r->backstop_armed = false;
-	}
-	dtfd_deliver(ctx, now, false);
-}
-
-/*
- * Take up to DTFD_RIDE_BATCH due timers out of the queues into @batch,
- * each marked as ridden.
- */
-static unsigned int dtfd_ride_take_due(struct dtfd_ctx **batch)
-{
-	struct timerqueue_node *node;
-	unsigned int i, n = 0;
-	struct dtfd_ctx *ctx;
-	ktime_t now;
-
-	lockdep_assert_held(&dtfd_ride_lock);
-
-	for (i = 0; i < DTFD_RIDE_CLOCKS; i++) {
-		now = dtfd_ride_now(i);
-		while (n < DTFD_RIDE_BATCH &&
-		       (node = timerqueue_getnext(&dtfd_ride_queue[i])) &&
-		       node->expires <= now) {
-			timerqueue_del(&dtfd_ride_queue[i], node);
-			ctx = container_of(node, struct dtfd_ctx, s.ride.node);
-			ctx->s.ride.riding++;
-			batch[n++] = ctx;
-		}
-	}
-	return n;
-}
-
-/*
- * Deliver a timer taken out of the queue, under its own lock, unless it
- * changed meanwhile: disarmed, delivered by an access, or re-armed (then
- * it is queued again).  CLOCK_REALTIME may have stepped back behind the
- * deadline: then it goes back in the queue, never early.
- */
-static void dtfd_ride_deliver_taken(struct dtfd_ctx *ctx)
-{
-	struct timerqueue_node *node = &ctx->s.ride.node;
 	unsigned long flags;
-	bool taken = false;
 	ktime_t now;
 
 	dtfd_race_delay();
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (ctx->queued) {
+	if (ctx->queued && !timerqueue_node_queued(&r->node)) {
 		now = dtfd_now(ctx);
-		spin_lock(&dtfd_ride_lock);
-		if (!timerqueue_node_queued(node)) {
-			taken = now >= ctx->expires;
-			if (!taken && timerqueue_add(dtfd_ride_queue_of(ctx),
-						     node))
-				dtfd_ride_aim_all();
-		}
-		spin_unlock(&dtfd_ride_lock);
-		if (taken)
-			dtfd_ride_fire(ctx, now);
+		if (now >= ctx->expires)
+			dtfd_deliver(ctx, now, by_bound);
+		else
+			dtfd_ride_queue(ctx, per_cpu_ptr(&dtfd_rq, r->home)->online ?
+					r->home : smp_processor_id());
 	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 }
 
-static bool dtfd_ride_any_due(void)
+/*
+ * Deliver what is due at @now in @rq: its queue's timers due by then, in
+ * batches, at most DTFD_RIDE_ROUNDS of them.  @try: another deliverer
+ * holding the queue serves it; skip it.  True when more are due than one
+ * call delivers.
+ */
+static bool dtfd_rq_serve(struct dtfd_rq *rq, s64 now, bool try)
 {
-	struct timerqueue_node *next;
-	unsigned int i;
+	struct dtfd_ctx *batch[DTFD_RIDE_BATCH];
+	bool bound[DTFD_RIDE_BATCH];
+	struct timerqueue_node *node;
+	unsigned int i, n, rounds = 0;
+	struct dtfd_ride *r;
+	unsigned long flags;
 
-	for (i = 0; i < DTFD_RIDE_CLOCKS; i++) {
-		next = timerqueue_getnext(&dtfd_ride_queue[i]);
-		if (next && next->expires <= dtfd_ride_now(i))
-			return true;
-	}
-	return false;
+	do {
+		if (!try)
+			spin_lock_irqsave(&rq->lock, flags);
+		else if (!spin_trylock_irqsave(&rq->lock, flags))
+			return false;
+		for (n = 0; n < DTFD_RIDE_BATCH; n++) {
+			node = timerqueue_getnext(&rq->due);
+			if (!node || node->expires > now)
+				break;
+			r = container_of(node, struct dtfd_ride, node);
+			timerqueue_del(&rq->due, node);
+			bound[n] = timerqueue_node_queued(&r->end) &&
+				   r->end.expires <= now;
+			if (timerqueue_node_queued(&r->end))
+				timerqueue_del(&rq->ends, &r->end);
+			atomic_inc(&r->riding);
+			batch[n] = container_of(r, struct dtfd_ctx, s.ride);
+		}
+		if (n)
+			dtfd_rq_changed(rq);
+		spin_unlock_irqrestore(&rq->lock, flags);
+		for (i = 0; i < n; i++)
+			dtfd_ride_deliver_taken(batch[i], bound[i]);
+		/* the last thing done with each: it may be freed right after */
+		for (i = 0; i < n; i++)
+			if (atomic_dec_and_test(&batch[i]->s.ride.riding))
+				wake_up_var(&batch[i]->s.ride.riding);
+	} while (n == DTFD_RIDE_BATCH && ++rounds < DTFD_RIDE_ROUNDS);
+	return n == DTFD_RIDE_BATCH;
 }
 
 /*
- * Deliver every due timer, then aim this CPU's rider at the next deadline,
- * and its finisher when that deadline comes before the next tick of a CPU
- * found busy.  @tick: run by the rider, on a tick that may have found the
- * CPU idle; an idle tick may carry deliveries once, not twice in a row
- * (idle.c), and then the next tick, if any, tries again.
+ * Deliver every queue's due timers below node @i of level @l: only the
+ * subtrees whose earliest key is due.  A node found due with no due child
+ * was a writer's passing early value: recompute it.
  */
-static void dtfd_ride_run(bool tick)
+static bool dtfd_tree_serve(unsigned int l, unsigned int i, s64 now)
 {
-	struct hrtimer *finisher = this_cpu_ptr(&dtfd_finisher);
-	struct dtfd_ctx *batch[DTFD_RIDE_BATCH];
-	unsigned int i, n, cpu = smp_processor_id();
-	unsigned long flags;
-	bool wait = false;
-	s64 delta;
+	unsigned int c, end;
+	bool more = false, any = false;
 
-	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	if (tick && dtfd_ride_any_due() && !dtfd_idle_tick_ok())
-		wait = true;
-	while (!wait && (n = dtfd_ride_take_due(batch))) {
-		spin_unlock_irqrestore(&dtfd_ride_lock, flags);
-		for (i = 0; i < n; i++)
-			dtfd_ride_deliver_taken(batch[i]);
-		spin_lock_irqsave(&dtfd_ride_lock, flags);
-		/* the last thing done with each: it may be freed right after */
-		for (i = 0; i < n; i++)
-			if (!--batch[i]->s.ride.riding)
-				wake_up_var(&batch[i]->s.ride.riding);
+	if (atomic64_read(&dtfd_tree[l][i]) > now)
+		return false;
+	if (!l)
+		return dtfd_rq_serve(per_cpu_ptr(&dtfd_rq, i), now, true);
+	end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
+	for (c = i * DTFD_FANOUT; c < end; c++) {
+		if (atomic64_read(&dtfd_tree[l - 1][c]) > now)
+			continue;
+		any = true;
+		more |= dtfd_tree_serve(l - 1, c, now);
 	}
-	if (cpumask_test_cpu(cpu, &dtfd_ride_cpus) && dtfd_ride_next(&delta)) {
-		/* pinned, and we run on its CPU: it stays here */
-		mod_timer(this_cpu_ptr(&dtfd_rider),
-			  wait ? jiffies : dtfd_ride_jiffy(delta));
-		if (!wait && delta > 0 && delta < TICK_NSEC && dtfd_cpu_busy())
-			hrtimer_start(finisher, ns_to_ktime(delta),
-				      HRTIMER_MODE_REL_PINNED_SOFT);
-	}
-	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
+	if (!any)
+		dtfd_tree_carry(l, i);
+	return more;
 }
 
-/* This CPU ticked at or after the jiffy the riders were aimed at. */
-static void dtfd_rider_fn(struct timer_list *rider)
+static bool dtfd_ride_serve_all(s64 now)
 {
+	return dtfd_tree_serve(dtfd_levels - 1, 0, now);
+}
+
+/*
+ * After a run on a CPU found busy: when the system's earliest deadline
+ * falls before the tick after next (a tick under load comes late, and a
+ * poll may miss one), carry it on this CPU's finisher, at the deadline
+ * itself.  Every busy CPU sees the same root; the first to
+ * start its finisher for a key claims it, so that one CPU, not all of
+ * them, takes that interrupt.
+ */
+static atomic64_t dtfd_finish_claim = ATOMIC64_INIT(KTIME_MAX);
+
+static void dtfd_ride_finish(struct dtfd_rq *rq, s64 root, s64 now)
+{
+	s64 claim = atomic64_read(&dtfd_finish_claim);
+
+	if (root <= now || root - now >= 2 * TICK_NSEC || claim == root ||
+	    atomic64_cmpxchg(&dtfd_finish_claim, claim, root) != claim)
+		return;
+	hrtimer_start(&rq->finisher, root, HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * This CPU ticked at or after the jiffy its rider was aimed at.  Its own
+ * queue's due timers go to their readers here (an idle tick once, not
+ * twice in a row: idle.c); every queue's, when this CPU is busy.  Then
+ * the rider is aimed: the next tick while busy and anything is queued
+ * anywhere (or was within the last second), else its own queue's
+ * earliest, else a second from now (a CPU that turns busy then starts
+ * looking).
+ */
+static void dtfd_rider_fn(struct timer_list *t)
+{
+	struct dtfd_rq *rq = timer_container_of(rq, t, rider);
+	bool busy, more = false;
+	unsigned long flags, when;
+	s64 now, root;
+
 	dtfd_race_delay();
-	dtfd_ride_run(true);
+	busy = dtfd_cpu_busy();
+	now = ktime_get();
+	if (busy || dtfd_idle_tick_ok())
+		more = dtfd_rq_serve(rq, now, false);
+	else
+		more = READ_ONCE(rq->next) <= now;	/* again next tick */
+	if (busy || READ_ONCE(ride_idle_ticks))
+		more |= dtfd_ride_serve_all(now);
+
+	root = dtfd_tree_root();
+	spin_lock_irqsave(&rq->lock, flags);
+	if (busy && root != KTIME_MAX)
+		rq->seen = jiffies;
+	/* a timer for jiffies runs on the next tick: poll each one */
+	if (more || (busy && time_before(jiffies, rq->seen + HZ)))
+		when = jiffies;
+	else if (rq->next != KTIME_MAX)
+		when = min(dtfd_ride_jiffy(rq->next, now), jiffies + HZ);
+	else
+		when = jiffies + HZ;
+	if (rq->online)
+		mod_timer(&rq->rider, when);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (busy && !more)
+		dtfd_ride_finish(rq, root, now);
 }
 
 /* The earliest deadline, reached on a CPU found busy a tick ago. */
-static enum hrtimer_restart dtfd_finisher_fn(struct hrtimer *finisher)
+static enum hrtimer_restart dtfd_finisher_fn(struct hrtimer *t)
 {
+	struct dtfd_rq *rq = container_of(t, struct dtfd_rq, finisher);
+	s64 now;
+
 	dtfd_race_delay();
-	dtfd_ride_run(false);
+	now = ktime_get();
+	dtfd_rq_serve(rq, now, false);
+	dtfd_ride_serve_all(now);
 	return HRTIMER_NORESTART;
 }
 
-static enum hrtimer_restart dtfd_ride_backstop_fn(struct hrtimer *t)
+/*
+ * A window ends (or an interrupt of its CPU came inside it): deliver every
+ * due timer, of every queue, then aim at the next window's end.
+ */
+static enum hrtimer_restart dtfd_backstop_fn(struct hrtimer *t)
 {
-	struct dtfd_ctx *ctx = container_of(t, struct dtfd_ctx,
-					    s.ride.backstop);
-	struct dtfd_ride *r = &ctx->s.ride;
-	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct dtfd_rq *rq = container_of(t, struct dtfd_rq, backstop);
 	unsigned long flags;
-	ktime_t now;
+	s64 now;
 
 	dtfd_race_delay();
-	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (!ctx->queued || !r->backstop_armed)
-		goto out;
-	now = hrtimer_cb_get_time(t);
-	if (now < ctx->expires) {
-		/*
-		 * Stale (it waited for our lock while another CPU delivered
-		 * and re-armed it) or CLOCK_REALTIME stepped back: never early.
-		 */
-		if (hrtimer_is_queued(t))
-			goto out;
-		hrtimer_set_expires_range_ns(t, ctx->expires,
-					     ktime_to_ns(ctx->max_defer));
-		ret = HRTIMER_RESTART;
-		goto out;
-	}
-	r->backstop_armed = false;
-	dtfd_ride_unqueue(ctx);
-	/* the bound forced it, rather than another interrupt carrying it */
-	dtfd_deliver(ctx, now, now >= hrtimer_get_expires(t));
-out:
-	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
-	return ret;
+	spin_lock_irqsave(&rq->lock, flags);
+	rq->backstop_at = KTIME_MAX;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	now = ktime_get();
+	dtfd_rq_serve(rq, now, false);
+	dtfd_ride_serve_all(now);
+	spin_lock_irqsave(&rq->lock, flags);
+	dtfd_rq_backstop(rq);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return HRTIMER_NORESTART;
 }
 
 static void dtfd_ride_setup(struct dtfd_ctx *ctx)
 {
 	struct dtfd_ride *r = &ctx->s.ride;
 
-	hrtimer_setup(&r->backstop, dtfd_ride_backstop_fn, ctx->eclock,
-		      HRTIMER_MODE_ABS);
 	timerqueue_init(&r->node);
-	r->riding = 0;
-	r->backstop_armed = false;
+	timerqueue_init(&r->end);
+	r->home = -1;
+	atomic_set(&r->riding, 0);
 }
 
-/*
- * Queue the deadline, aiming the riders when it is the earliest of its
- * clock, plus the backstop at expiry + max_defer when the deferral is
- * bounded (its soft expiry is the deadline, so any hrtimer interrupt
- * after the deadline runs it too).
- */
+/* Queue the deadline on this CPU, the one of the thread that armed it. */
 static void dtfd_ride_arm(struct dtfd_ctx *ctx, ktime_t now)
 {
-	struct dtfd_ride *r = &ctx->s.ride;
-	unsigned long flags;
-
 	if (ctx->expires <= now) {
-		dtfd_ride_fire(ctx, now);
+		dtfd_deliver(ctx, now, false);
 		return;
 	}
-	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	r->node.expires = ctx->expires;
-	if (timerqueue_add(dtfd_ride_queue_of(ctx), &r->node))
-		dtfd_ride_aim_all();
-	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
-
-	if (ctx->max_defer) {
-		r->backstop_armed = true;
-		hrtimer_start_range_ns(&r->backstop, ctx->expires,
-				       ktime_to_ns(ctx->max_defer),
-				       HRTIMER_MODE_ABS);
-	}
+	dtfd_ride_queue(ctx, smp_processor_id());
 }
 
-/* Due, and every CPU that could have carried it slept: whoever looks delivers. */
+/* Due, and no CPU that could have carried it did: whoever looks delivers. */
 static void dtfd_ride_collect(struct dtfd_ctx *ctx, ktime_t now)
 {
 	dtfd_ride_unqueue(ctx);
-	dtfd_ride_fire(ctx, now);
+	dtfd_deliver(ctx, now, false);
 }
 
 /*
- * The deadline's clock jumped against jiffies (a realtime step, resume):
- * deliver what became due, and aim the riders at the queues' earliest
- * deadline measured on the new clock.  Every watcher the walk visits
- * re-aims, whether or not it is (or was) the earliest: the riders were
- * aimed in jiffies for distances the jump shortened, and the walk's order
- * says nothing about the deadlines'.  Aiming only ever moves a rider
- * earlier, so the later visits cost a look at each rider.
+ * The deadline's clock jumped against the monotonic one (a realtime step,
+ * resume): deliver what became due, re-key the rest in its queue.
  */
 static void dtfd_ride_clock_jumped(struct dtfd_ctx *ctx)
 {
-	unsigned long flags;
 	ktime_t now;
 
-	if (!ctx->queued)
+	if (!ctx->queued || !timerqueue_node_queued(&ctx->s.ride.node))
 		return;
 	now = dtfd_now(ctx);
-	if (now >= ctx->expires)
+	if (now >= ctx->expires) {
 		dtfd_ride_collect(ctx, now);
-	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	dtfd_ride_aim_all();
-	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
-}
-
-/* Whether a rider holds the timer between the queue and its lock. */
-static bool dtfd_ride_ridden(struct dtfd_ctx *ctx)
-{
-	unsigned long flags;
-	bool ridden;
-
-	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	ridden = ctx->s.ride.riding;
-	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
-	return ridden;
+		return;
+	}
+	dtfd_ride_unqueue(ctx);
+	dtfd_ride_queue(ctx, ctx->s.ride.home);
 }
 
 /* A ridden timer counts as one whose callback runs: -1. */
 static int dtfd_ride_try_cancel(struct dtfd_ctx *ctx)
 {
-	struct dtfd_ride *r = &ctx->s.ride;
-
-	if (hrtimer_try_to_cancel(&r->backstop) < 0)
-		return -1;
-	r->backstop_armed = false;
 	dtfd_ride_unqueue(ctx);
-	return dtfd_ride_ridden(ctx) ? -1 : 0;
+	return atomic_read(&ctx->s.ride.riding) ? -1 : 0;
 }
 
 static void dtfd_ride_cancel(struct dtfd_ctx *ctx)
 {
-	wait_var_event(&ctx->s.ride.riding, !dtfd_ride_ridden(ctx));
-	hrtimer_cancel(&ctx->s.ride.backstop);
+	wait_var_event(&ctx->s.ride.riding,
+		       !atomic_read(&ctx->s.ride.riding));
 }
 
 /*
- * Out of the queue, and no rider left holding it.  Not queued any more
- * first: a rider holding it would otherwise put it back in the queue
+ * Out of its queue, and no deliverer left holding it.  Not queued any more
+ * first: a deliverer holding it would otherwise put it back in a queue
  * when CLOCK_REALTIME stepped back behind its deadline, and the timer
- * would be freed in the queue (a use-after-free the stress test found).
+ * would be freed in the queue.
  */
 static void dtfd_ride_shutdown(struct dtfd_ctx *ctx)
 {
 	spin_lock_irq(&ctx->wqh.lock);
 	ctx->queued = false;
-	spin_unlock_irq(&ctx->wqh.lock);
 	dtfd_ride_unqueue(ctx);
+	spin_unlock_irq(&ctx->wqh.lock);
 	dtfd_ride_cancel(ctx);
 }
 
-/*
- * A CPU isolated from timers (nohz_full=, isolcpus=nohz) carries no
- * rider: a rider run there on a leftover tick would find the CPU busy in
- * user space and start a finisher on it, interrupting exactly the CPU
- * that asked to be left alone.  The housekeeping CPUs carry the riders.
- */
 static int dtfd_ride_online(unsigned int cpu)
 {
-	unsigned long flags, when;
+	struct dtfd_rq *rq = per_cpu_ptr(&dtfd_rq, cpu);
+	unsigned long flags;
 
-	if (!housekeeping_cpu(cpu, HK_TYPE_TIMER))
-		return 0;
-	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	cpumask_set_cpu(cpu, &dtfd_ride_cpus);
-	if (dtfd_ride_target(&when))
-		dtfd_rider_aim(cpu, when);
-	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
+	spin_lock_irqsave(&rq->lock, flags);
+	rq->online = housekeeping_cpu(cpu, HK_TYPE_TIMER);
+	dtfd_rq_aim(rq, rq->next != KTIME_MAX ?
+		    dtfd_ride_jiffy(rq->next, ktime_get()) : jiffies + HZ);
+	spin_unlock_irqrestore(&rq->lock, flags);
 	return 0;
 }
 
 /*
- * Before the CPU goes: nothing aims its rider any more, and the rider is
- * gone rather than migrated to a CPU that has its own.
+ * Before the CPU goes: its rider and finisher go with it (their
+ * replacements are the other CPUs').  Its queue stays, served by busy CPUs
+ * and its backstop (an hrtimer the kernel moves to a CPU that stays), and
+ * by every access of its timers.
  */
 static int dtfd_ride_offline(unsigned int cpu)
 {
+	struct dtfd_rq *rq = per_cpu_ptr(&dtfd_rq, cpu);
 	unsigned long flags;
 
-	spin_lock_irqsave(&dtfd_ride_lock, flags);
-	cpumask_clear_cpu(cpu, &dtfd_ride_cpus);
-	spin_unlock_irqrestore(&dtfd_ride_lock, flags);
-	timer_delete_sync(per_cpu_ptr(&dtfd_rider, cpu));
-	hrtimer_cancel(per_cpu_ptr(&dtfd_finisher, cpu));
+	spin_lock_irqsave(&rq->lock, flags);
+	rq->online = false;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	timer_delete_sync(&rq->rider);
+	hrtimer_cancel(&rq->finisher);
 	return 0;
 }
 
 static int dtfd_ride_init(void)
 {
-	unsigned int i, cpu;
+	struct dtfd_rq *rq;
+	unsigned int cpu;
 	int ret;
 
-	for (i = 0; i < DTFD_RIDE_CLOCKS; i++)
-		timerqueue_init_head(&dtfd_ride_queue[i]);
+	ret = dtfd_tree_init();
+	if (ret) {
+		dtfd_tree_exit();
+		return ret;
+	}
 	for_each_possible_cpu(cpu) {
-		timer_setup(per_cpu_ptr(&dtfd_rider, cpu), dtfd_rider_fn,
+		rq = per_cpu_ptr(&dtfd_rq, cpu);
+		spin_lock_init(&rq->lock);
+		timerqueue_init_head(&rq->due);
+		timerqueue_init_head(&rq->ends);
+		rq->next = KTIME_MAX;
+		rq->backstop_at = KTIME_MAX;
+		rq->cpu = cpu;
+		rq->online = false;
+		timer_setup(&rq->rider, dtfd_rider_fn,
 			    TIMER_DEFERRABLE | TIMER_PINNED);
-		hrtimer_setup(per_cpu_ptr(&dtfd_finisher, cpu),
-			      dtfd_finisher_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_REL_PINNED_SOFT);
+		hrtimer_setup(&rq->finisher, dtfd_finisher_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
+		hrtimer_setup(&rq->backstop, dtfd_backstop_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_ABS);
 	}
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "dtimerfd:rider",
 				dtfd_ride_online, dtfd_ride_offline);
-	if (ret < 0)
+	if (ret < 0) {
+		dtfd_tree_exit();
 		return ret;
+	}
 	dtfd_ride_hp = ret;
 	return 0;
 }
 
 static void dtfd_ride_exit(void)
 {
+	struct dtfd_rq *rq;
 	unsigned int cpu;
 
 	cpuhp_remove_state(dtfd_ride_hp);
 	for_each_possible_cpu(cpu) {
-		timer_shutdown_sync(per_cpu_ptr(&dtfd_rider, cpu));
-		hrtimer_cancel(per_cpu_ptr(&dtfd_finisher, cpu));
+		rq = per_cpu_ptr(&dtfd_rq, cpu);
+		timer_shutdown_sync(&rq->rider);
+		hrtimer_cancel(&rq->finisher);
+		hrtimer_cancel(&rq->backstop);
 	}
+	dtfd_tree_exit();
 }
 
 const struct dtfd_source dtfd_ride_source = {
