@@ -88,9 +88,9 @@ DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dir
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES= $(ARCH_KBUILD)
 
-.PHONY: all module userlib tests examples guest deps kernels check check-quick demo lint \
+.PHONY: all module userlib tests examples utils guest deps kernels check check-quick demo lint \
 	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
-	debug-kernel install install-module install-lib install-man \
+	debug-kernel install install-module install-lib install-man install-tools \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
 	check-faults check-kcsan check-coverage check-nohz \
 	check-all clean clean-module help
@@ -99,6 +99,7 @@ PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
+SBINDIR ?= $(PREFIX)/sbin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 UDEVRULESDIR ?= /usr/lib/udev/rules.d
 MODULESLOADDIR ?= /usr/lib/modules-load.d
@@ -107,7 +108,7 @@ INSTALL ?= install
 # the live system's loader cache knows the new library (no DESTDIR only)
 LDCONFIG ?= ldconfig
 
-all: module userlib tests examples guest
+all: module userlib tests examples utils guest
 
 module: kdir-check
 	$(KMAKE) $(KBUILD_ARGS) modules
@@ -120,6 +121,9 @@ tests: userlib
 
 examples: userlib
 	$(MAKE) -C examples
+
+utils:
+	$(MAKE) -C utils
 
 # The guest's own programs, static (the guest has no libc): vm/init.c,
 # PID 1 of every vm/run boot, tests/lifecycle.c (vm/check-debug's load and
@@ -289,7 +293,7 @@ sparse: kdir-check
 
 # --- installation ----------------------------------------------------------
 
-install: install-module install-lib install-man install-data
+install: install-module install-lib install-man install-tools install-data
 
 # kbuild's modules_install puts it in /lib/modules/KVER/updates/module/.
 # Unsigned: Debian signs its own modules with a key that is not shipped;
@@ -323,7 +327,10 @@ install-man:
 	$(INSTALL) -m 644 man/*.3 $(DESTDIR)$(MANDIR)/man3/
 	$(INSTALL) -m 644 man/dtimerfd.4 $(DESTDIR)$(MANDIR)/man4/
 	$(INSTALL) -m 644 man/dtimerfd.7 $(DESTDIR)$(MANDIR)/man7/
-	$(INSTALL) -m 644 man/dtimerfd-preload.8 $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 644 man/dtimerfd-preload.8 man/dtimerfd-wakeups.8 $(DESTDIR)$(MANDIR)/man8/
+
+install-tools: utils
+	$(INSTALL) -D -m 755 utils/$(ARCH_OUT)build/dtimerfd-wakeups $(DESTDIR)$(SBINDIR)/dtimerfd-wakeups
 
 install-data:
 	$(INSTALL) -D -m 644 dist/60-dtimerfd.rules $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules
@@ -346,9 +353,10 @@ uninstall:
 	      $(patsubst man/%.3,$(DESTDIR)$(MANDIR)/man3/%.3,$(wildcard man/*.3)) \
 	      $(DESTDIR)$(MANDIR)/man4/dtimerfd.4 \
 	      $(DESTDIR)$(MANDIR)/man7/dtimerfd.7 \
-	      $(DESTDIR)$(MANDIR)/man8/dtimerfd-preload.8 \
+	      $(DESTDIR)$(MANDIR)/man8/dtimerfd-preload.8 $(DESTDIR)$(MANDIR)/man8/dtimerfd-wakeups.8 \
+	      $(DESTDIR)$(SBINDIR)/dtimerfd-wakeups \
 	      $(DESTDIR)$(UDEVRULESDIR)/60-dtimerfd.rules $(DESTDIR)$(MODULESLOADDIR)/dtimerfd.conf
-	@$(call rmdir-empty,$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR) \
+	@$(call rmdir-empty,$(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(SBINDIR) \
 	       $(addprefix $(DESTDIR)$(MANDIR)/,man3 man4 man7 man8))
 	$(if $(DESTDIR),,$(LDCONFIG))
 
@@ -407,6 +415,7 @@ clean: clean-module
 	$(MAKE) -C userlib clean
 	$(MAKE) -C tests clean
 	$(MAKE) -C examples clean
+	$(MAKE) -C utils clean
 	$(MAKE) -C bench clean
 	rm -rf build
 

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "util.h"	/* ../tests/util.h: shared with the tests */
+#include "../examples/irqs.h"
 
 enum bench_mode {
 	M_NATIVE,	/* timerfd_create(2) */
@@ -153,7 +154,7 @@ void out_flush(void);
 void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* /proc readers */
-uint64_t loc_interrupts(int cpu, uint64_t *one);
+void idle_exits(struct irq_counts *c);
 long meminfo_kb(const char *field);
 void slab_shrink(void);
 
@@ -173,6 +174,8 @@ void bench_late(void);
 void bench_mem(void);
 void bench_epoll(void);
 void bench_cross(void);
+void bench_scale(void);
+void bench_growth(void);
 
 #define die(...) do { fprintf(stderr, "dtbench: " __VA_ARGS__); \
 		      fprintf(stderr, "\n"); exit(1); } while (0)

@@ -7,7 +7,8 @@
  *   dtbench [--quick] [--reps N] [--cpu N] [--slack US,US] [--bound US,US]
  *           [TEST...]
  *
- * TEST is lat, ops, wake, late, mem, epoll or cross; all of them by default.
+ * TEST is lat, ops, wake, late, mem, epoll, cross, scale or growth; all of
+ * them by default.
  * --slack and --bound: the two slacks (strict) and the two bounds
  * (deferrable) of the tolerance variants in wake and late, in
  * microseconds (default 1000,10000 and 20000,100000).
@@ -25,17 +26,21 @@
 
 struct bench_cfg cfg;
 
+/* @full: only in a full run or when named (not in --quick's smoke run) */
 static const struct {
 	const char *name;
 	void (*fn)(void);
+	int full;
 } tests[] = {
-	{ "lat", bench_lat },
-	{ "ops", bench_ops },
-	{ "wake", bench_wake },
-	{ "late", bench_late },
-	{ "mem", bench_mem },
-	{ "epoll", bench_epoll },
-	{ "cross", bench_cross },
+	{ "lat", bench_lat, 0 },
+	{ "ops", bench_ops, 0 },
+	{ "wake", bench_wake, 0 },
+	{ "late", bench_late, 0 },
+	{ "mem", bench_mem, 0 },
+	{ "epoll", bench_epoll, 0 },
+	{ "cross", bench_cross, 0 },
+	{ "scale", bench_scale, 1 },
+	{ "growth", bench_growth, 1 },
 };
 #define NTESTS	(sizeof(tests) / sizeof(tests[0]))
 
@@ -195,7 +200,7 @@ int main(int argc, char **argv)
 	out_flush();
 
 	for (j = 0; j < (int)NTESTS; j++) {
-		int want = first == argc;
+		int want = first == argc && !(cfg.quick && tests[j].full);
 
 		for (i = first; i < argc; i++)
 			if (!strcmp(argv[i], tests[j].name))

@@ -145,7 +145,7 @@ function tolerance_tables(    i, j, c, m, lbl, k, g, f, cfgst) {
 	tol_columns()
 	printf "\nTolerance (issue 8): slack %s and %s on strict timers, deferral bounded by %s and %s\n",
 		mname[4], mname[5], mname[6], mname[7]
-	printf "\nIdle wake-ups added, LOC/s above the baseline (the windows of the table above, interleaved with them)\n"
+	printf "\nIdle wake-ups added, idle exits/s above the baseline (the windows of the table above, interleaved with them)\n"
 	tol_head("N x period", 20)
 	for (i = 1; i <= nwc; i++) {
 		c = wcs[i]; lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
@@ -274,6 +274,7 @@ function tolerance_checks(    i, j, c, m, n, s, v, ds, dm, r, xa, xb, na, nb, lb
 
 BEGIN {
 	mname[1] = "native"; mname[2] = "strict"; mname[3] = "deferrable"
+	split("timer resched call other device", kinds, " ")
 	maxrep = 0
 }
 
@@ -337,8 +338,8 @@ END {
 			cell("ops.diag|-|null_syscall_ns"), cell("ops.diag|-|null_ioctl_ns"),
 			cell("ops.diag|-|get_tolerance_ns"), cell("ops.diag|-|clock_gettime_ns")
 
-	printf "\nIdle wake-ups: LOC interrupts/s above the baseline (all CPUs; N timers, random phases)\n"
-	printf "  %-12s %-18s %-22s %-22s %-22s %s\n", "N x period", "baseline LOC/s", "native added", "strict added", "deferrable added", "deferrable added, timers' CPU only"
+	printf "\nIdle wake-ups: idle exits/s above the baseline (every interrupt: local timer, IPIs, devices; all CPUs;\nN timers, random phases)\n"
+	printf "  %-12s %-18s %-22s %-22s %-22s %s\n", "N x period", "baseline exits/s", "native added", "strict added", "deferrable added", "deferrable added, timers' CPU only"
 	split("N1_10ms N1_100ms N10_10ms N10_100ms N100_10ms N100_100ms N1000_10ms N1000_100ms", wc, " ")
 	for (i = 1; i <= 8; i++) {
 		c = wc[i]
@@ -363,6 +364,25 @@ END {
 			fmt(med(added[c, 2])) " [" fmt(lo(added[c, 2])) "-" fmt(hi(added[c, 2])) "]",
 			fmt(med(added[c, 3])) " [" fmt(lo(added[c, 3])) "-" fmt(hi(added[c, 3])) "]",
 			added1[c] == "" ? "-" : fmt(med(added1[c])) " [" fmt(lo(added1[c])) "-" fmt(hi(added1[c])) "]"
+	}
+
+	if (nwc) {
+		printf "\nIdle exits added by kind, /s (medians; mode minus its baseline, all CPUs)\n"
+		printf "  %-12s %-10s", "N x period", "mode"
+		for (k = 1; k <= 5; k++) printf " %-9s", kinds[k]
+		printf "\n"
+		for (i = 1; i <= nwc; i++) {
+			c = wcs[i]
+			lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+			for (m = 1; m <= 3; m++) {
+				printf "  %-12s %-10s", lbl, mname[m]
+				for (k = 1; k <= 5; k++) {
+					ka = "wake.kind." kinds[k] "|" mname[m] "|" c; kb = "wake.basekind." kinds[k] "|-|" c
+					printf " %-9s", (ka in vals) && (kb in vals) ? fmt(med(vals[ka]) - med(vals[kb])) : "-"
+				}
+				printf "\n"
+			}
+		}
 	}
 
 	printf "\nDeferrable lateness on a busy CPU (us after the deadline; strict timers of the same intervals in the same\n"
@@ -394,6 +414,21 @@ END {
 				pair(medk("cross|deferrable|p50_" ci[i]), medk("cross|deferrable|p99_" ci[i])),
 				pair(medk("cross.percpu|deferrable|p50_" ci[i]), medk("cross.percpu|deferrable|p99_" ci[i])),
 				pair(medk("cross|strict|p50_" ci[i]), medk("cross|strict|p99_" ci[i]))
+	}
+
+	if ("scale|native|arms_1t_earliest" in vals) {
+		header("Arming throughput, settime/s of all threads (scale; Nt: " info["scale_threads"] " threads, one per vCPU)")
+		split("1t_earliest Nt_earliest 1t_random Nt_random", sk, " ")
+		for (i = 1; i <= 4; i++) row(sk[i], "scale", "arms_" sk[i])
+	}
+	if ("growth|native|arm_ns_10" in vals) {
+		header("Cost with N other timers armed (growth: ns per call; delivery p50 in us, busy CPU)")
+		split("10 1000 10000 100000", gn, " ")
+		split("arm_ns cancel_ns deliver_us", gm, " ")
+		for (j = 1; j <= 3; j++)
+			for (i = 1; i <= 4; i++)
+				if (("growth|native|" gm[j] "_" gn[i]) in vals)
+					row(gm[j] " " gn[i], "growth", gm[j] "_" gn[i])
 	}
 
 	header("Memory and arming with " info["mem_timers"] " open armed timers")
@@ -479,6 +514,22 @@ END {
 		v = (kn in vals) ? med(vals[ks]) / med(vals[kn]) : ""
 		check("arm throughput " mname[m] "/native", v, rlist(ks, kn), ">=", 0.9,
 			sprintf("%s vs %s settime/s", fmt(med(vals[ks])), fmt(med(vals[kn]))))
+	}
+	split("1t_earliest Nt_earliest 1t_random Nt_random", sk, " ")
+	for (i = 1; i <= 4; i++) {
+		kn = "scale|strict|arms_" sk[i]; ks = "scale|deferrable|arms_" sk[i]
+		if (!(ks in vals)) continue
+		check("arm throughput " sk[i] " deferrable/strict", med(vals[ks]) / med(vals[kn]), rlist(ks, kn), ">=", 0.9,
+			sprintf("%s vs %s settime/s, %s threads", fmt(med(vals[ks])), fmt(med(vals[kn])), sk[i] ~ /^1t/ ? 1 : info["scale_threads"]))
+	}
+	big = ("growth|deferrable|arm_ns_100000" in vals) ? 100000 : 10000
+	split("arm_ns cancel_ns", gm, " ")
+	for (j = 1; j <= 2; j++) {
+		ks = "growth|deferrable|" gm[j] "_" big; kn = "growth|deferrable|" gm[j] "_10"
+		if (!(ks in vals)) continue
+		check(gm[j] " deferrable, " big " timers / 10", med(vals[ks]) / med(vals[kn]), rlist(ks, kn), "<=", 5,
+			sprintf("%s vs %s ns; log2 of the ratio of sizes: %.1f; strict %s vs %s", fmt(med(vals[ks])), fmt(med(vals[kn])),
+				log(big / 10) / log(2), fmt(medk("growth|strict|" gm[j] "_" big)), fmt(medk("growth|strict|" gm[j] "_10"))))
 	}
 	for (m = 1; m <= 3; m++) {
 		k = "epoll|" mname[m] "|lost"; kx = "epoll|" mname[m] "|extra"

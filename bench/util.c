@@ -305,19 +305,11 @@ void progress(const char *fmt, ...)
 
 /* ---- /proc ---- */
 
-/*
- * Local timer interrupts (h_local_timer_irqs()): the sum over all CPUs, and the
- * count of CPU @cpu in *@one when @one is not NULL.
- */
-uint64_t loc_interrupts(int cpu, uint64_t *one)
+/* Every interrupt so far, by kind and CPU (../examples/irqs.h). */
+void idle_exits(struct irq_counts *c)
 {
-	unsigned long long all, v = 0;
-
-	if (h_local_timer_irqs(&all, cpu, &v))
-		die("no " DTFD_TIMER_IRQ " row in /proc/interrupts");
-	if (one)
-		*one = v;
-	return all;
+	if (irq_counts_read(c))
+		die("no /proc/interrupts");
 }
 
 long meminfo_kb(const char *field)

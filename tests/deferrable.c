@@ -27,6 +27,7 @@
 #include <sys/utsname.h>
 
 #include "harness.h"
+#include "../examples/irqs.h"	/* wake-ups by kind */
 
 /*
  * TCG is slow and noisy, more so when the host is loaded: lateness bounds
@@ -732,16 +733,87 @@ TEST(delivered_on_access, T_DTFD_ONLY | T_NO_DEFER, 30)
 	close(fd);
 }
 
+/*
+ * The wake-up instrument sees what a delivery costs the reader's CPU.  A
+ * thread on CPU 0, busy, arms a deferrable timer (its home is CPU 0) each
+ * time a reader on CPU 1, idle in between, has read the last expiry: CPU
+ * 0 delivers, and wakes the reader with the scheduler's IPI, not with CPU
+ * 1's local timer.  Those wake-ups must show up beyond what the local
+ * timer's count explains; a count of the local timer alone misses them.
+ */
+struct armer {
+	int fd, n;
+	atomic_int done;	/* expiries the reader has read */
+};
+
+static void *armer_fn(void *arg)
+{
+	struct armer *a = arg;
+	int k;
+
+	h_pin(0);
+	for (k = 0; k < a->n; k++) {
+		while (atomic_load(&a->done) < k)
+			;		/* busy: CPU 0 stays awake */
+		if (arm(a->fd, DTFD_TIMER_DEFERRABLE, MS(20), 0))
+			break;
+	}
+	return NULL;
+}
+
+TEST(wakeups_counted_by_kind, T_DTFD_ONLY | T_NO_DEFER, 60)
+{
+	const int reader = 1;
+	struct armer a = { .n = 40 };
+	unsigned long long exits, loc, ipis;
+	struct irq_counts c0, c1;
+	pthread_t th;
+	uint64_t ticks;
+	int k;
+
+	if (h_ncpus() < 2)
+		h_skip("needs two CPUs");
+	a.fd = dcreate(CLOCK_MONOTONIC);
+	h_pin(reader);
+	ASSERT_OK(irq_counts_read(&c0));
+	ASSERT(!pthread_create(&th, NULL, armer_fn, &a));
+	for (k = 0; k < a.n; k++) {
+		if (h_read(a.fd, &ticks) != 8)
+			break;
+		atomic_store(&a.done, k + 1);
+	}
+	ASSERT_OK(irq_counts_read(&c1));
+	pthread_join(th, NULL);
+	close(a.fd);
+	exits = irq_counts_sum(&c1, reader, -1) - irq_counts_sum(&c0, reader, -1);
+	loc = irq_counts_sum(&c1, reader, IRQ_TIMER) -
+	      irq_counts_sum(&c0, reader, IRQ_TIMER);
+	ipis = irq_counts_sum(&c1, reader, IRQ_RESCHED) +
+	       irq_counts_sum(&c1, reader, IRQ_CALL) -
+	       irq_counts_sum(&c0, reader, IRQ_RESCHED) -
+	       irq_counts_sum(&c0, reader, IRQ_CALL);
+	h_diag("CPU %d over %d deliveries by busy CPU 0: %llu exits from idle (%s), %llu " DTFD_TIMER_IRQ ", %llu reschedule and function-call IPIs",
+	       reader, k, exits, c1.have_exits ? "power:cpu_idle" : "every interrupt",
+	       loc, ipis);
+	EXPECT(k == a.n);
+	EXPECTF(ipis >= (unsigned long long)a.n / 2,
+		"CPU %d: %llu IPIs counted for %d cross-CPU deliveries", reader,
+		ipis, a.n);
+}
+
 /* What the idle-wake-up test counts over one window. */
 struct loc_count {
-	unsigned long long all;		/* local-timer interrupts, every CPU */
-	unsigned long long cpu0;	/* those of CPU 0, where the timers live */
+	unsigned long long all;		/* idle exits (every kind), every CPU */
+	unsigned long long cpu0;	/* local-timer interrupts of CPU 0 */
 	unsigned long long jiffies;	/* ticks of a CPU that never stops its tick */
 };
 
 static void loc_read(struct loc_count *c)
 {
-	ASSERTF(!h_local_timer_irqs(&c->all, 0, &c->cpu0),
+	unsigned long long all;
+
+	ASSERTF(!h_idle_exits(&c->all, 0, NULL), "no /proc/interrupts");
+	ASSERTF(!h_local_timer_irqs(&all, 0, &c->cpu0),
 		"no " DTFD_TIMER_IRQ " row in /proc/interrupts");
 }
 
@@ -882,7 +954,8 @@ static void sched_restore(const char *was)
 
 /*
  * The point of it all: on an idle guest, N deferrable timers at 10 ms add
- * at most 10 % of the local-timer interrupts that N strict ones add.
+ * at most 2 % of the idle exits (interrupts of every kind, IPIs included)
+ * that N strict ones add; the benchmark holds the 1 % target.
  *
  * PREEMPT_RT keeps the tick of an idle CPU that something woke: a ticking
  * idle CPU raises the scheduler's softirq on (nearly) every tick, RT runs
@@ -920,7 +993,7 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	sched_restore(hrtick);
 	added_strict = (double)strict.all - (double)base.all;
 	added_defer = (double)defer.all - (double)base.all;
-	h_diag(DTFD_TIMER_IRQ " over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
+	h_diag("exits from idle over 3 s: idle %llu, %d strict %llu (+%.0f), %d deferrable %llu (+%.0f): ratio %.3f",
 	       base.all, n, strict.all, added_strict, n, defer.all,
 	       added_defer, added_defer / added_strict);
 	h_diag("CPU 0 " DTFD_TIMER_IRQ ": idle %llu, strict %llu, deferrable %llu; jiffies %llu, %llu, %llu",
@@ -932,11 +1005,11 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	ASSERTF(added_strict > 300, "strict timers added only %.0f interrupts",
 		added_strict);
 	if (!kernel_is_rt()) {
-		EXPECTF(added_defer <= 0.10 * added_strict,
+		EXPECTF(added_defer <= 0.02 * added_strict,
 			"deferrable added %.0f, strict %.0f", added_defer,
 			added_strict);
 		EXPECTF((double)percpu.all - (double)base.all <=
-			0.10 * added_strict,
+			0.02 * added_strict,
 			"per-CPU deferrable added %.0f, strict %.0f",
 			(double)percpu.all - (double)base.all, added_strict);
 		return;

@@ -29,7 +29,7 @@ check() {
 }
 
 echo "TAP version 13"
-echo "1..28"
+echo "1..29"
 
 "$eco/timer-demo" 1 1 2 >"$out" 2>&1
 check "examples: timer-demo, strict" "^0\.0[0-9][0-9]: timer started$" \
@@ -167,6 +167,17 @@ check "fallback: DTIMERFD_FALLBACK=1 gives a native timerfd, deferrable as stric
 $ld "$eco/pkgconfig-prog" >"$out" 2>&1
 check "install: a program built with pkg-config against make install DESTDIR=" \
 	"fd: anon_inode:\[dtimerfd\]" "number: the lowest free" "read: [0-9]"
+
+# The tool for users: every exit from idle by kind, the timer callbacks
+# and the woken tasks from tracefs, and the dtimerfd timers of a process.
+mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+"$eco/epoll-timers" --deferrable 10 10 3 >/dev/null 2>&1 &
+sleep 1
+"$eco/dtimerfd-wakeups" -t 1 -n 8 >"$out" 2>&1
+wait
+check "tools: dtimerfd-wakeups, idle exits by kind, causes, a process's dtimerfd timers" \
+	"exits from idle (power:cpu_idle)" "resched" "hrtimer callbacks" "tasks woken" \
+	"epoll-timers  *10 "
 
 rm -f "$out" "$out.err"
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"

@@ -4,6 +4,7 @@
  * deferrable ones, per-timer statistics (DTFD_IOC_SET_TOLERANCE,
  * DTFD_IOC_GET_STATS, fdinfo) and dtimerfd_nanosleep().
  */
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -153,6 +154,71 @@ TEST(bounded_deferral, T_DTFD_ONLY | T_NO_DEFER, 90)
 	EXPECT(st.deliveries == 10 && st.expirations == 10);
 	EXPECT(st.backstop <= st.deliveries);
 	close(fd);
+}
+
+/*
+ * One wake-up serves every window it falls in, across CPUs: A armed on
+ * CPU 0 with the window [100, 150] ms, B on CPU 1 with [120, 320] ms, the
+ * guest otherwise idle.  A's bound forces a wake-up at 150 ms at the
+ * latest, and that one delivers B too (its deadline has passed): B comes
+ * well before its own window's end, by A's wake-up, not its own bound.
+ * Never early, each within its bound, the statistics right.
+ */
+TEST(bounded_windows_share_a_wakeup, T_DTFD_ONLY | T_NO_DEFER, 60)
+{
+	int a = dcreate(), b = dcreate(), k, shared = 0, fired;
+	struct dtfd_stats sa, sb;
+
+	if (h_ncpus() < 2)
+		h_skip("needs two CPUs");
+	ASSERT_OK(dtimerfd_set_tolerance(a, 0, MS(50)));
+	ASSERT_OK(dtimerfd_set_tolerance(b, 0, MS(200)));
+	for (k = 0; k < 5; k++) {
+		long long t0 = h_now(CLOCK_MONOTONIC), ga = 0, gb = 0;
+		struct pollfd p[2] = { { .fd = a, .events = POLLIN },
+				       { .fd = b, .events = POLLIN } };
+		uint64_t ticks;
+
+		h_pin(0);
+		ASSERT_OK(arm_abs(a, DTFD_TIMER_DEFERRABLE, t0 + MS(100), 0));
+		h_pin(1);
+		ASSERT_OK(arm_abs(b, DTFD_TIMER_DEFERRABLE, t0 + MS(120), 0));
+		/* sleep past both deadlines in one go, then look */
+		fired = 0;
+		while (fired != 3) {
+			ASSERT(poll(p, 2, 1000) > 0);
+			if (p[0].revents && !(fired & 1)) {
+				ga = h_now(CLOCK_MONOTONIC) - t0;
+				fired |= 1;
+			}
+			if (p[1].revents && !(fired & 2)) {
+				gb = h_now(CLOCK_MONOTONIC) - t0;
+				fired |= 2;
+			}
+			p[0].events = fired & 1 ? 0 : POLLIN;
+			p[1].events = fired & 2 ? 0 : POLLIN;
+		}
+		ASSERT(h_read(a, &ticks) == 8 && ticks == 1);
+		ASSERT(h_read(b, &ticks) == 8 && ticks == 1);
+		EXPECTF(ga >= MS(100) && gb >= MS(120),
+			"early: A at %lld, B at %lld ns", ga, gb);
+		EXPECTF(ga <= MS(150) + TCG_MARGIN && gb <= MS(320) + TCG_MARGIN,
+			"late: A at %lld, B at %lld ns", ga, gb);
+		/* B no later than A's wake-up and a little: the same one */
+		shared += gb <= ga + MS(20);
+	}
+	ASSERT_OK(dtimerfd_get_stats(a, &sa));
+	ASSERT_OK(dtimerfd_get_stats(b, &sb));
+	h_diag("5 rounds: B delivered with A's wake-up %d times; backstop deliveries A %llu, B %llu; latest A %.1f ms, B %.1f ms",
+	       shared, (unsigned long long)sa.backstop,
+	       (unsigned long long)sb.backstop, sa.late_max_ns / 1e6,
+	       sb.late_max_ns / 1e6);
+	EXPECT(sa.deliveries == 5 && sb.deliveries == 5);
+	EXPECTF(shared >= 4, "B rode A's wake-up %d times of 5", shared);
+	EXPECTF(sb.backstop <= 1, "B's own bound forced %llu of 5",
+		(unsigned long long)sb.backstop);
+	close(a);
+	close(b);
 }
 
 /*

@@ -238,6 +238,18 @@ int h_local_timer_irqs(unsigned long long *all, int cpu,
 	return 0;
 }
 
+int h_idle_exits(unsigned long long *all, int cpu, unsigned long long *one)
+{
+	struct irq_counts c;
+
+	if (irq_counts_read(&c))
+		return -1;
+	*all = irq_counts_sum(&c, -1, IRQ_TIMER);
+	if (one)
+		*one = irq_counts_sum(&c, cpu, IRQ_TIMER);
+	return 0;
+}
+
 int h_fdinfo(int fd, struct h_fdinfo *fi)
 {
 	static const char *keys[5] = {

@@ -98,6 +98,14 @@ int h_local_timer_irqs(unsigned long long *all, int cpu,
 		       unsigned long long *one);
 
 /*
+ * Exits from idle so far: every interrupt of every kind (local timer,
+ * reschedule and function-call IPIs, other IPIs, devices: every row of
+ * /proc/interrupts, ../examples/irqs.h), the sum over CPUs in *all, CPU
+ * @cpu's in *one (may be NULL); 0, or -1 if unknown.
+ */
+int h_idle_exits(unsigned long long *all, int cpu, unsigned long long *one);
+
+/*
  * The numbers of the "key:" lines of /proc/self/fdinfo/@fd (@thread:
  * /proc/thread-self, whose table is this thread's own), read in one
  * read(2), so from one call of the driver's show and consistent with

@@ -134,6 +134,8 @@ static void setup_fs(void)
 		{ "tmpfs", "/dev/shm", MS_NOSUID | MS_NODEV, 1 },
 		{ "devpts", "/dev/pts", MS_NOSUID | MS_NOEXEC, 1 },
 		{ "debugfs", "/sys/kernel/debug", 0, 1 },
+		/* the power:cpu_idle count of exits from idle (examples/irqs.h) */
+		{ "tracefs", "/sys/kernel/tracing", 0, 1 },
 	};
 	unsigned int i;
 
