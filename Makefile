@@ -34,7 +34,7 @@
 #   make check-faults    every call under fail-nth (failslab, fail_page_alloc,
 #                        fail_usercopy): timerfd's errnos, no leak (debug kernel)
 #   make check-kcsan     races, stress and deferrable on a KCSAN kernel: no
-#                        data race reported
+#                        data race in the module (the kernel's own listed)
 #   make check-coverage  gcov of module/ over the suite, stress, races, faults:
 #                        >= 95 % of lines, the rest in vm/coverage-exempt
 #   make check-nohz      stress, then timers on CPU 0 must not interrupt a

@@ -384,6 +384,41 @@ TEST(stats_past_deadline, T_DTFD_ONLY | T_NO_DEFER, 30)
 	}
 }
 
+/*
+ * late_total_ns saturates rather than wrapping: three deliveries, each
+ * about 200 years late (CLOCK_REALTIME stepped that far past an absolute
+ * deadline; clock_settime() takes dates up to 2232), add up to more than
+ * 2^64 ns.
+ */
+TEST(stats_late_saturates, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 60)
+{
+	const long long jump = 200LL * 365 * 86400 * SEC(1);
+	struct dtfd_stats st;
+	uint64_t ticks;
+	int fd, i;
+
+	h_require_clock_set();
+	if (sizeof(time_t) < 8)
+		h_skip("a 32-bit time_t cannot name a date past 2038");
+	fd = dtimerfd_create(CLOCK_REALTIME, DTFD_CLOEXEC);
+	ASSERT_OK(fd);
+	for (i = 0; i < 3; i++) {
+		struct itimerspec its = h_its(h_now(CLOCK_REALTIME) + SEC(10), 0);
+
+		ASSERT_OK(dtimerfd_settime(fd, DTFD_TIMER_ABSTIME, &its, NULL));
+		ASSERT_OK(h_clock_step(jump));
+		ASSERT(h_wait_read(fd, 5000, &ticks) == 8 && ticks == 1);
+		h_clock_restore();
+	}
+	ASSERT_OK(dtimerfd_get_stats(fd, &st));
+	EXPECT(st.deliveries == 3);
+	EXPECTF(st.late_total_ns == UINT64_MAX &&
+		st.late_max_ns > (uint64_t)(jump - SEC(60)),
+		"late total %llu max %llu", (unsigned long long)st.late_total_ns,
+		(unsigned long long)st.late_max_ns);
+	close(fd);
+}
+
 /* ---- dtimerfd_nanosleep() ---- */
 
 static void on_alarm(int sig)
