@@ -361,17 +361,20 @@ static void dtfd_ride_deliver_taken(struct dtfd_ctx *ctx, bool by_bound)
 {
 	struct dtfd_ride *r = &ctx->s.ride;
 	unsigned long flags;
+	bool online;
 	ktime_t now;
 
 	dtfd_race_delay();
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
 	if (ctx->queued && !timerqueue_node_queued(&r->node)) {
 		now = dtfd_now(ctx);
+		/* stale, it queues it where busy CPUs and backstops serve it */
+		online = READ_ONCE(per_cpu_ptr(&dtfd_rq, r->home)->online);
 		if (now >= ctx->expires)
 			dtfd_deliver(ctx, now, by_bound);
 		else
-			dtfd_ride_queue(ctx, per_cpu_ptr(&dtfd_rq, r->home)->online ?
-					r->home : smp_processor_id());
+			dtfd_ride_queue(ctx, online ? r->home :
+					smp_processor_id());
 	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 }
@@ -673,7 +676,7 @@ static int dtfd_ride_online(unsigned int cpu)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	rq->online = housekeeping_cpu(cpu, HK_TYPE_TIMER);
+	WRITE_ONCE(rq->online, housekeeping_cpu(cpu, HK_TYPE_TIMER));
 	dtfd_rq_aim(rq, rq->next != KTIME_MAX ?
 		    dtfd_ride_jiffy(rq->next, ktime_get()) : jiffies + HZ);
 	spin_unlock_irqrestore(&rq->lock, flags);
@@ -692,7 +695,7 @@ static int dtfd_ride_offline(unsigned int cpu)
 	unsigned long flags;
 
 	spin_lock_irqsave(&rq->lock, flags);
-	rq->online = false;
+	WRITE_ONCE(rq->online, false);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	timer_delete_sync(&rq->rider);
 	hrtimer_cancel(&rq->finisher);
