@@ -112,27 +112,47 @@ static enum cpuhp_state dtfd_ride_hp;
 
 /*
  * The tree of earliest keys: level 0 has one node per CPU (its queue's
- * first key), each level above one per eight of the level below, the last
- * one node, the root: the earliest key of the system.  Lock-free: a
+ * first key, exact), each level above one per eight of the level below,
+ * the last one node, the root: the system's earliest key.  Lock-free: a
  * writer stores its node, then recomputes each parent from its children
  * and swaps it in, having read the parent first (acquire), so that a
- * concurrent writer's change either is seen or makes the swap fail.  A
- * node may be briefly too early (a spurious look), never too late once
- * its writers are done.
+ * concurrent writer's change either is seen or makes the swap fail.
+ *
+ * Lazily: a parent is left alone when its children's earliest moved by
+ * less than DTFD_TREE_LAG either way (but always when a subtree empties
+ * or fills), so that timers re-armed a little earlier or later, the common
+ * case, write their CPU's node and nothing shared.  So a node lies within
+ * dtfd_tree_lag (DTFD_TREE_LAG per level above the CPUs) of its subtree's
+ * earliest: readers look that much ahead (a due timer is never missed),
+ * and the leaves, exact, decide.  A node found due with nothing due below
+ * is recomputed exactly.
  */
 #define DTFD_FANOUT		8
 #define DTFD_TREE_MAX		6	/* 8^5 = 32768 CPUs */
+#define DTFD_TREE_LAG		(TICK_NSEC / 4)
 static unsigned int dtfd_levels;
 static unsigned int dtfd_width[DTFD_TREE_MAX];
 static atomic64_t *dtfd_tree[DTFD_TREE_MAX];
+static s64 dtfd_tree_lag;
 
 static s64 dtfd_tree_root(void)
 {
 	return atomic64_read(&dtfd_tree[dtfd_levels - 1][0]);
 }
 
-/* Recompute node @i of level @l from its children, and carry it up. */
-static void dtfd_tree_carry(unsigned int l, unsigned int i)
+/* Whether a node at @old may stay for children whose earliest is @min. */
+static bool dtfd_tree_close(s64 old, s64 min)
+{
+	if (old == KTIME_MAX || min == KTIME_MAX)
+		return old == min;
+	return abs(old - min) < DTFD_TREE_LAG;
+}
+
+/*
+ * Recompute node @i of level @l from its children, and carry it up;
+ * @exact: even when it moved less than DTFD_TREE_LAG.
+ */
+static void dtfd_tree_carry(unsigned int l, unsigned int i, bool exact)
 {
 	unsigned int c, end;
 	s64 old, min;
@@ -144,9 +164,10 @@ static void dtfd_tree_carry(unsigned int l, unsigned int i)
 			min = KTIME_MAX;
 			for (c = i * DTFD_FANOUT; c < end; c++)
 				min = min(min, atomic64_read(&dtfd_tree[l - 1][c]));
-			if (min == old)
+			if (min == old || (!exact && dtfd_tree_close(old, min)))
 				return;
 		} while (atomic64_cmpxchg(&dtfd_tree[l][i], old, min) != old);
+		exact = false;
 	}
 }
 
@@ -155,7 +176,7 @@ static void dtfd_tree_set(unsigned int cpu, s64 key)
 {
 	atomic64_set(&dtfd_tree[0][cpu], key);
 	if (dtfd_levels > 1)
-		dtfd_tree_carry(1, cpu / DTFD_FANOUT);
+		dtfd_tree_carry(1, cpu / DTFD_FANOUT, false);
 }
 
 static int dtfd_tree_init(void)
@@ -170,6 +191,7 @@ static int dtfd_tree_init(void)
 		for (i = 0; i < w; i++)
 			atomic64_set(&dtfd_tree[l][i], KTIME_MAX);
 		dtfd_levels = l + 1;
+		dtfd_tree_lag = (s64)l * DTFD_TREE_LAG;
 		if (w == 1)
 			return 0;
 		w = DIV_ROUND_UP(w, DTFD_FANOUT);
@@ -245,7 +267,11 @@ static void dtfd_rq_backstop(struct dtfd_rq *rq)
 			       HRTIMER_MODE_ABS);
 }
 
-/* @rq's queues changed: publish its first key, aim its rider and backstop. */
+/*
+ * @rq's queues changed: publish its first key, aim its backstop.  Its
+ * rider is aimed by whoever queues a new first timer (dtfd_ride_queue());
+ * a first timer gone only makes the rider early, and it re-aims itself.
+ */
 static void dtfd_rq_changed(struct dtfd_rq *rq)
 {
 	struct timerqueue_node *first = timerqueue_getnext(&rq->due);
@@ -257,8 +283,6 @@ static void dtfd_rq_changed(struct dtfd_rq *rq)
 		WRITE_ONCE(rq->next, next);
 		dtfd_tree_set(rq->cpu, next);
 	}
-	if (next != KTIME_MAX)
-		dtfd_rq_aim(rq, dtfd_ride_jiffy(next, ktime_get()));
 	dtfd_rq_backstop(rq);
 }
 
@@ -326,7 +350,8 @@ static void dtfd_ride_kick(unsigned int cpu)
  * Queue @ctx on @cpu's queue, by the monotonic time it falls due, and in
  * its queue of windows when bounded.  Under @ctx's lock, interrupts off.
  */
-static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu)
+static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu,
+			    ktime_t now)
 {
 	struct dtfd_rq *rq = per_cpu_ptr(&dtfd_rq, cpu);
 	struct dtfd_ride *r = &ctx->s.ride;
@@ -338,7 +363,9 @@ static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu)
 	r->node.expires = dtfd_ride_key(ctx);
 	quiet = dtfd_tree_root() == KTIME_MAX;
 	spin_lock(&rq->lock);
-	timerqueue_add(&rq->due, &r->node);
+	if (timerqueue_add(&rq->due, &r->node))
+		dtfd_rq_aim(rq, jiffies +
+			    dtfd_defer_jiffies(ktime_sub(ctx->expires, now)));
 	if (ctx->max_defer) {
 		r->end.expires = ktime_add_safe(r->node.expires,
 						ctx->max_defer);
@@ -374,7 +401,7 @@ static void dtfd_ride_deliver_taken(struct dtfd_ctx *ctx, bool by_bound)
 			dtfd_deliver(ctx, now, by_bound);
 		else
 			dtfd_ride_queue(ctx, online ? r->home :
-					smp_processor_id());
+					smp_processor_id(), now);
 	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 }
@@ -475,20 +502,40 @@ static bool dtfd_tree_serve(unsigned int l, unsigned int i, s64 now)
 	unsigned int c, end;
 	bool more = false, any = false;
 
-	if (atomic64_read(&dtfd_tree[l][i]) > now)
+	if (atomic64_read(&dtfd_tree[l][i]) > now + dtfd_tree_lag)
 		return false;
 	if (!l)
-		return dtfd_rq_serve_try(per_cpu_ptr(&dtfd_rq, i), now);
+		return atomic64_read(&dtfd_tree[0][i]) <= now &&
+		       dtfd_rq_serve_try(per_cpu_ptr(&dtfd_rq, i), now);
 	end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
 	for (c = i * DTFD_FANOUT; c < end; c++) {
-		if (atomic64_read(&dtfd_tree[l - 1][c]) > now)
+		if (atomic64_read(&dtfd_tree[l - 1][c]) > now + dtfd_tree_lag)
 			continue;
 		any = true;
 		more |= dtfd_tree_serve(l - 1, c, now);
 	}
 	if (!any)
-		dtfd_tree_carry(l, i);
+		dtfd_tree_carry(l, i, true);
 	return more;
+}
+
+/*
+ * The earliest key of the CPUs below node @i of level @l that is not
+ * after @limit (the leaves are exact); KTIME_MAX: none.
+ */
+static s64 dtfd_tree_soonest(unsigned int l, unsigned int i, s64 limit)
+{
+	s64 v = atomic64_read(&dtfd_tree[l][i]), best = KTIME_MAX;
+	unsigned int c, end;
+
+	if (!l)
+		return v <= limit ? v : KTIME_MAX;
+	if (v > limit + dtfd_tree_lag)
+		return KTIME_MAX;
+	end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
+	for (c = i * DTFD_FANOUT; c < end; c++)
+		best = min(best, dtfd_tree_soonest(l - 1, c, limit));
+	return best;
 }
 
 static bool dtfd_ride_serve_all(s64 now)
@@ -508,12 +555,17 @@ static atomic64_t dtfd_finish_claim = ATOMIC64_INIT(KTIME_MAX);
 
 static void dtfd_ride_finish(struct dtfd_rq *rq, s64 root, s64 now)
 {
-	s64 claim = atomic64_read(&dtfd_finish_claim);
+	s64 claim, at;
 
-	if (root <= now || root - now >= 2 * TICK_NSEC || claim == root ||
-	    atomic64_cmpxchg(&dtfd_finish_claim, claim, root) != claim)
+	if (root > now + 2 * TICK_NSEC + dtfd_tree_lag)
 		return;
-	hrtimer_start(&rq->finisher, root, HRTIMER_MODE_ABS_PINNED_SOFT);
+	/* the root lies within the lag: the CPUs' own keys say when */
+	at = dtfd_tree_soonest(dtfd_levels - 1, 0, now + 2 * TICK_NSEC);
+	claim = atomic64_read(&dtfd_finish_claim);
+	if (at <= now || at == KTIME_MAX || claim == at ||
+	    atomic64_cmpxchg(&dtfd_finish_claim, claim, at) != claim)
+		return;
+	hrtimer_start(&rq->finisher, at, HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
 /*
@@ -613,7 +665,7 @@ static void dtfd_ride_arm(struct dtfd_ctx *ctx, ktime_t now)
 		dtfd_deliver(ctx, now, false);
 		return;
 	}
-	dtfd_ride_queue(ctx, smp_processor_id());
+	dtfd_ride_queue(ctx, smp_processor_id(), now);
 }
 
 /* Due, and no CPU that could have carried it did: whoever looks delivers. */
@@ -639,7 +691,7 @@ static void dtfd_ride_clock_jumped(struct dtfd_ctx *ctx)
 		return;
 	}
 	dtfd_ride_unqueue(ctx);
-	dtfd_ride_queue(ctx, ctx->s.ride.home);
+	dtfd_ride_queue(ctx, ctx->s.ride.home, now);
 }
 
 /* A ridden timer counts as one whose callback runs: -1. */
