@@ -585,7 +585,7 @@ static unsigned long long fdinfo_ticks(int ifd)
  */
 TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 {
-	int fd = dcreate(CLOCK_MONOTONIC), k, quiet = 0, woke = 0;
+	int fd = dcreate(CLOCK_MONOTONIC), k, quiet = 0, woke = 0, gone = 0;
 	int pfd = open("/proc/interrupts", O_RDONLY | O_CLOEXEC);
 	char path[64];
 	struct h_spinner s;
@@ -599,7 +599,7 @@ TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 
 	h_idle_spinner(&s, 1);
 	for (k = 0; k < 30; k++) {
-		unsigned long long before, ticks;
+		unsigned long long before, ticks0, ticks;
 		long long deadline;
 
 		h_pin(0);
@@ -608,9 +608,20 @@ TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 			      DTFD_TIMER_ABSTIME, deadline, 0));
 		h_pin(1);
 		h_sleep_ns(deadline + MS(1) - h_now(CLOCK_MONOTONIC));
+		/*
+		 * Our wake-up on busy CPU 1 can come late, and CPU 0 may have
+		 * woken and fired the timer before we look: only what happens
+		 * between the two looks, bracketed by the interrupt counts,
+		 * is a verdict.
+		 */
 		before = cpu_irqs(pfd, 0);
+		ticks0 = fdinfo_ticks(ifd);
 		h_sleep_ns(MS(100));
 		ticks = fdinfo_ticks(ifd);
+		if (ticks0) {
+			gone++;
+			continue;
+		}
 		if (cpu_irqs(pfd, 0) == before) {
 			quiet++;
 			EXPECTF(ticks == 0,
@@ -621,8 +632,8 @@ TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 		}
 	}
 	h_spinner_stop(&s);
-	h_diag("CPU 0 quiet after the deadline in %d of 30 rounds (the timer waited), woke and fired in %d",
-	       quiet, woke);
+	h_diag("CPU 0 quiet after the deadline in %d of 30 rounds (the timer waited), woke and fired in %d, had fired before the first look in %d",
+	       quiet, woke, gone);
 	if (!quiet)
 		h_diag("CPU 0 never stayed quiet for 100 ms: nothing checked");
 
