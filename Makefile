@@ -264,7 +264,7 @@ check-all: deps
 	echo "check-all: $${failed:+failed:$$failed}$${failed:-all passed}"; \
 	exit $$rc
 
-lint: uapi-check checkpatch sparse warnings man-check version-check
+lint: uapi-check checkpatch sparse warnings module-circles man-check version-check
 
 man-check:
 	scripts/man-check
@@ -278,6 +278,12 @@ warnings: kdir-check
 	@out=$$($(KMAKE) $(KBUILD_ARGS) W=1 -B modules 2>&1 | grep -E 'warning|error' || true); \
 	if [ -n "$$out" ]; then echo "$$out"; echo "W=1: warnings" >&2; exit 1; fi; \
 	echo "  W=1     module/: no warnings ($(KVER))"
+
+# module/'s files call each other in no circle (read from the objects
+# warnings just built)
+module-circles: warnings
+	scripts/module-circles module
+	@echo "  CIRCLES module/: none"
 
 uapi-check:
 	@echo '#include <linux/dtimerfd.h>' | $(CC) -std=c90 -Wall -Werror \

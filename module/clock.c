@@ -11,7 +11,7 @@
  * only counts the changes of the monotonic-to-realtime offset (what
  * timerfd's cancellation compares) and raises an irq_work, which queues a
  * work item, which walks the contexts that asked to hear about clock
- * changes:
+ * changes (timer.c, as timerfd_clock_was_set() is timerfd.c's):
  *  - CANCEL_ON_SET timers are marked and their sleepers woken;
  *  - timers whose source follows the clock itself (deferrable ones, whose
  *    deadline is not on jiffies' clock: absolute CLOCK_REALTIME,
@@ -25,11 +25,8 @@
  */
 
 #include <linux/irq_work.h>
-#include <linux/list.h>
-#include <linux/spinlock.h>
 #include <linux/notifier.h>
 #include <linux/nsproxy.h>
-#include <linux/poll.h>
 #include <linux/pvclock_gtod.h>
 #include <linux/sched.h>
 #include <linux/time_namespace.h>
@@ -40,13 +37,6 @@
 #include "dtfd.h"
 
 /*
- * The contexts that watch clock changes.  A spinlock, so that close never
- * waits for more than one batch of the walk below.
- */
-static LIST_HEAD(dtfd_clock_list);
-static DEFINE_SPINLOCK(dtfd_clock_lock);
-
-/*
  * Changes of the monotonic-to-realtime offset so far, and the offset they
  * were counted against; written by the notifier only, under the
  * timekeeper lock.
@@ -54,45 +44,8 @@ static DEFINE_SPINLOCK(dtfd_clock_lock);
 unsigned int dtfd_clock_seq;
 static ktime_t dtfd_offs_real;
 
-/* Entries the walk handles between two chances to reschedule. */
-#define DTFD_CLOCK_BATCH	16
-
-/*
- * Walk the list with a cursor, so that the lock can be dropped between
- * batches: an unprivileged user can make the list long, and every close
- * of a watching timer takes the lock.  Entries added meanwhile go in
- * front of the cursor: they were armed on the new clock.  One walk at a
- * time: a work item does not run on two CPUs at once.
- */
-static void dtfd_clock_was_set(struct work_struct *work)
-{
-	struct dtfd_ctx *ctx;
-	struct list_head cursor;
-	unsigned int n = 0;
-
-	spin_lock_irq(&dtfd_clock_lock);
-	list_add(&cursor, &dtfd_clock_list);
-	while (!list_is_last(&cursor, &dtfd_clock_list)) {
-		ctx = list_entry(cursor.next, struct dtfd_ctx, clist);
-		list_move(&cursor, &ctx->clist);
-
-		spin_lock(&ctx->wqh.lock);
-		dtfd_cancel_check(ctx);
-		if (ctx->watch & DTFD_WATCH_REARM && ctx->src->clock_jumped)
-			ctx->src->clock_jumped(ctx);
-		spin_unlock(&ctx->wqh.lock);
-
-		if (++n % DTFD_CLOCK_BATCH == 0) {
-			spin_unlock_irq(&dtfd_clock_lock);
-			cond_resched();
-			spin_lock_irq(&dtfd_clock_lock);
-		}
-	}
-	list_del(&cursor);
-	spin_unlock_irq(&dtfd_clock_lock);
-}
-
-static DECLARE_WORK(dtfd_clock_work, dtfd_clock_was_set);
+/* The walk of the timers that watch the clock (timer.c), as a work item. */
+static struct work_struct dtfd_clock_work;
 
 static void dtfd_clock_kick(struct irq_work *work)
 {
@@ -125,36 +78,6 @@ static int dtfd_gtod_notify(struct notifier_block *nb, unsigned long was_set,
 static struct notifier_block dtfd_gtod_nb = {
 	.notifier_call = dtfd_gtod_notify,
 };
-
-/*
- * Put @ctx on the clock-change list or take it off.  Only a change of
- * what the timer watches takes the global lock.
- */
-void dtfd_clock_watch(struct dtfd_ctx *ctx, unsigned int watch)
-{
-	if (READ_ONCE(ctx->watch) == watch)
-		return;
-
-	spin_lock_irq(&dtfd_clock_lock);
-	if (watch && list_empty(&ctx->clist))
-		list_add(&ctx->clist, &dtfd_clock_list);
-	else if (!watch)
-		list_del_init(&ctx->clist);
-
-	spin_lock(&ctx->wqh.lock);
-	/* a change while it still watched counts, as in timerfd */
-	dtfd_cancel_check(ctx);
-	/*
-	 * Changes from now on count.  timerfd keeps the offset from creation,
-	 * but it hears only about the changes while it watches; a pending
-	 * cancellation is kept, as timerfd keeps it.
-	 */
-	if ((watch & ~ctx->watch & DTFD_WATCH_CANCEL) && !ctx->canceled)
-		ctx->cseq = READ_ONCE(dtfd_clock_seq);
-	WRITE_ONCE(ctx->watch, watch);
-	spin_unlock(&ctx->wqh.lock);
-	spin_unlock_irq(&dtfd_clock_lock);
-}
 
 /*
  * An absolute expiry given in the caller's time namespace, on the host's
@@ -190,8 +113,10 @@ ktime_t dtfd_timens_to_host(int clockid, ktime_t tim)
 #endif
 }
 
-int dtfd_clock_init(void)
+/* Have @walk run, in a work item, after each step of the clock. */
+int dtfd_clock_init(work_func_t walk)
 {
+	INIT_WORK(&dtfd_clock_work, walk);
 	dtfd_offs_real = ktime_mono_to_real(0);
 	return pvclock_gtod_register_notifier(&dtfd_gtod_nb);
 }

@@ -37,6 +37,7 @@
 #include <linux/timerqueue.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <linux/dtimerfd.h>
 
@@ -246,26 +247,8 @@ struct dtfd_snapshot {
 
 void dtfd_snapshot(struct dtfd_ctx *ctx, struct dtfd_snapshot *snap);
 
-/* timer.c: for the sources and clock.c */
+/* timer.c: for the sources */
 void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound);
-void dtfd_cancel_mark(struct dtfd_ctx *ctx);
-
-/* Changes of the realtime clock so far, counted by clock.c */
-extern unsigned int dtfd_clock_seq;
-
-/*
- * Has the realtime clock been set since @ctx armed CANCEL_ON_SET or last
- * reported ECANCELED?  Every access asks first thing under the lock, as if
- * timerfd_clock_was_set() had marked the timer just before, so that a
- * step during the access counts for the next one, as in timerfd.  Inline:
- * the answer is nearly always no, and every access pays for the question.
- */
-static inline void dtfd_cancel_check(struct dtfd_ctx *ctx)
-{
-	if ((ctx->watch & DTFD_WATCH_CANCEL) && !ctx->canceled &&
-	    ctx->cseq != READ_ONCE(dtfd_clock_seq))
-		dtfd_cancel_mark(ctx);
-}
 
 /* The time on the clock the deadline is measured on. */
 static inline ktime_t dtfd_now(const struct dtfd_ctx *ctx)
@@ -299,10 +282,10 @@ unsigned long dtfd_defer_jiffies(s64 delta);
 bool dtfd_cpu_busy(void);
 bool dtfd_idle_tick_ok(void);
 
-/* clock.c: clock changes, resume and time namespaces */
-int dtfd_clock_init(void);
+/* clock.c: clock changes, resume and time namespaces, for timer.c */
+extern unsigned int dtfd_clock_seq;
+int dtfd_clock_init(work_func_t walk);
 void dtfd_clock_exit(void);
-void dtfd_clock_watch(struct dtfd_ctx *ctx, unsigned int watch);
 ktime_t dtfd_timens_to_host(int clockid, ktime_t tim);
 
 #endif /* DTFD_INTERNAL_H */

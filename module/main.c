@@ -342,27 +342,16 @@ static int __init dtfd_init(void)
 	if (ret)
 		return ret;
 
-	ret = dtfd_clock_init();
-	if (ret)
-		goto err_timer;
-
 	/* last: nothing can open the device before everything is ready */
 	ret = misc_register(&dtfd_misc);
 	if (ret)
-		goto err_clock;
-	return 0;
-
-err_clock:
-	dtfd_clock_exit();
-err_timer:
-	dtfd_timer_exit();
+		dtfd_timer_exit();
 	return ret;
 }
 
 static void __exit dtfd_exit(void)
 {
 	misc_deregister(&dtfd_misc);
-	dtfd_clock_exit();
 	dtfd_timer_exit();
 }
 

@@ -16,6 +16,7 @@
 #include <linux/capability.h>
 #include <linux/delay.h>
 #include <linux/ktime.h>
+#include <linux/list.h>
 #include <linux/lockdep.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
@@ -23,7 +24,9 @@
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 #include "dtfd.h"
 
@@ -132,13 +135,27 @@ void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound)
  * timerfd_clock_was_set() does: a tick that read(2) turns into ECANCELED,
  * and a wake-up.
  */
-void dtfd_cancel_mark(struct dtfd_ctx *ctx)
+static void dtfd_cancel_mark(struct dtfd_ctx *ctx)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
 	ctx->canceled = true;
 	ctx->ticks++;
 	wake_up_locked_poll(&ctx->wqh, EPOLLIN);
+}
+
+/*
+ * Has the realtime clock been set since @ctx armed CANCEL_ON_SET or last
+ * reported ECANCELED?  Every access asks first thing under the lock, as if
+ * timerfd_clock_was_set() had marked the timer just before, so that a
+ * step during the access counts for the next one, as in timerfd.  Inline:
+ * the answer is nearly always no, and every access pays for the question.
+ */
+static inline void dtfd_cancel_check(struct dtfd_ctx *ctx)
+{
+	if ((ctx->watch & DTFD_WATCH_CANCEL) && !ctx->canceled &&
+	    ctx->cseq != READ_ONCE(dtfd_clock_seq))
+		dtfd_cancel_mark(ctx);
 }
 
 /* True once after a clock change cancelled @ctx (timerfd_canceled()). */
@@ -151,6 +168,87 @@ static bool dtfd_canceled(struct dtfd_ctx *ctx)
 	ctx->canceled = false;
 	ctx->cseq = READ_ONCE(dtfd_clock_seq);
 	return true;
+}
+
+/*
+ * The timers that watch clock changes (clock.c counts them and runs the
+ * walk below after each step), as timerfd keeps its cancel_list.  A
+ * spinlock, so that close never waits for more than one batch of the
+ * walk.
+ */
+static LIST_HEAD(dtfd_clock_list);
+static DEFINE_SPINLOCK(dtfd_clock_lock);
+
+/* Entries the walk handles between two chances to reschedule. */
+#define DTFD_CLOCK_BATCH	16
+
+/*
+ * The clock was stepped: mark the CANCEL_ON_SET timers and wake their
+ * sleepers, and have the sources that follow the clock themselves re-aim
+ * (a step past a deferrable timer's deadline makes it due now).
+ *
+ * The list is walked with a cursor, so that the lock can be dropped
+ * between batches: an unprivileged user can make the list long, and every
+ * close of a watching timer takes the lock.  Entries added meanwhile go
+ * in front of the cursor: they were armed on the new clock.  One walk at
+ * a time: a work item does not run on two CPUs at once.
+ */
+static void dtfd_clock_was_set(struct work_struct *work)
+{
+	struct dtfd_ctx *ctx;
+	struct list_head cursor;
+	unsigned int n = 0;
+
+	spin_lock_irq(&dtfd_clock_lock);
+	list_add(&cursor, &dtfd_clock_list);
+	while (!list_is_last(&cursor, &dtfd_clock_list)) {
+		ctx = list_entry(cursor.next, struct dtfd_ctx, clist);
+		list_move(&cursor, &ctx->clist);
+
+		spin_lock(&ctx->wqh.lock);
+		dtfd_cancel_check(ctx);
+		if (ctx->watch & DTFD_WATCH_REARM && ctx->src->clock_jumped)
+			ctx->src->clock_jumped(ctx);
+		spin_unlock(&ctx->wqh.lock);
+
+		if (++n % DTFD_CLOCK_BATCH == 0) {
+			spin_unlock_irq(&dtfd_clock_lock);
+			cond_resched();
+			spin_lock_irq(&dtfd_clock_lock);
+		}
+	}
+	list_del(&cursor);
+	spin_unlock_irq(&dtfd_clock_lock);
+}
+
+/*
+ * Put @ctx on the clock-change list or take it off.  Only a change of
+ * what the timer watches takes the global lock.
+ */
+static void dtfd_clock_watch(struct dtfd_ctx *ctx, unsigned int watch)
+{
+	if (READ_ONCE(ctx->watch) == watch)
+		return;
+
+	spin_lock_irq(&dtfd_clock_lock);
+	if (watch && list_empty(&ctx->clist))
+		list_add(&ctx->clist, &dtfd_clock_list);
+	else if (!watch)
+		list_del_init(&ctx->clist);
+
+	spin_lock(&ctx->wqh.lock);
+	/* a change while it still watched counts, as in timerfd */
+	dtfd_cancel_check(ctx);
+	/*
+	 * Changes from now on count.  timerfd keeps the offset from creation,
+	 * but it hears only about the changes while it watches; a pending
+	 * cancellation is kept, as timerfd keeps it.
+	 */
+	if ((watch & ~ctx->watch & DTFD_WATCH_CANCEL) && !ctx->canceled)
+		ctx->cseq = READ_ONCE(dtfd_clock_seq);
+	WRITE_ONCE(ctx->watch, watch);
+	spin_unlock(&ctx->wqh.lock);
+	spin_unlock_irq(&dtfd_clock_lock);
 }
 
 /* Deliver an expiry that is due but that a lazy source has not delivered. */
@@ -531,17 +629,21 @@ int dtfd_timer_init(void)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(dtfd_sources); i++) {
 		ret = dtfd_sources[i]->init ? dtfd_sources[i]->init() : 0;
-		if (ret) {
-			dtfd_sources_exit(i);
-			kmem_cache_destroy(dtfd_cachep);
-			return ret;
-		}
+		if (ret)
+			goto err;
 	}
-	return 0;
+	ret = dtfd_clock_init(dtfd_clock_was_set);
+	if (!ret)
+		return 0;
+err:
+	dtfd_sources_exit(i);
+	kmem_cache_destroy(dtfd_cachep);
+	return ret;
 }
 
 void dtfd_timer_exit(void)
 {
+	dtfd_clock_exit();
 	dtfd_sources_exit(ARRAY_SIZE(dtfd_sources));
 	kmem_cache_destroy(dtfd_cachep);
 }
