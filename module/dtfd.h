@@ -18,10 +18,12 @@
  *   ride.c	wake-up source: deferral to whichever CPU is awake, from
  *		per-CPU queues: the home CPU's ticks, any busy CPU's, one
  *		backstop per queue for the bounded (DTFD_TIMER_DEFERRABLE)
- *   defer.c	wake-up source: a deferrable timer_list on the arming CPU
+ *   tree.c	the earliest key of every CPU's queue, for ride.c
+ *   percpu.c	wake-up source: a deferrable timer_list on the arming CPU
  *		(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU), composed
  *		with a backstop hrtimer when the deferral is bounded
- *   idle.c	when a deferrable timer may ride an idle CPU's tick
+ *   lazy.c	what the deferrable sources share: when a timer may ride
+ *		an idle CPU's tick, where to aim on the timer wheel
  *   clock.c	clock steps, resume and time namespaces
  */
 #ifndef DTFD_INTERNAL_H
@@ -29,10 +31,12 @@
 
 #include <linux/alarmtimer.h>
 #include <linux/atomic.h>
+#include <linux/build_bug.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/timekeeping.h>
 #include <linux/mutex.h>
+#include <linux/stddef.h>
 #include <linux/timer.h>
 #include <linux/timerqueue.h>
 #include <linux/types.h>
@@ -111,7 +115,7 @@ struct dtfd_source {
 
 extern const struct dtfd_source dtfd_hrtimer_source;
 extern const struct dtfd_source dtfd_alarm_source;
-extern const struct dtfd_source dtfd_defer_source;
+extern const struct dtfd_source dtfd_percpu_source;
 extern const struct dtfd_source dtfd_ride_source;
 
 /*
@@ -120,7 +124,7 @@ extern const struct dtfd_source dtfd_ride_source;
  * between the two by settime re-initialises an hrtimer where an hrtimer
  * was, never a timer_list over one (debugobjects track by address).
  */
-struct dtfd_defer {
+struct dtfd_percpu {
 	struct hrtimer backstop;
 	struct timer_list wheel;
 	/* @backstop is armed for this deadline */
@@ -153,7 +157,7 @@ struct dtfd_ctx {
 	union {
 		struct hrtimer hrt;
 		struct alarm alarm;
-		struct dtfd_defer defer;
+		struct dtfd_percpu percpu;
 		struct dtfd_ride ride;
 	} s;
 	/*
@@ -205,6 +209,10 @@ struct dtfd_ctx {
 	/* on the clock-change list; guarded by its lock (clock.c) */
 	struct list_head clist;
 };
+
+/* struct dtfd_percpu's layout rule: its backstop where the hrtimer is */
+static_assert(offsetof(struct dtfd_ctx, s.percpu.backstop) ==
+	      offsetof(struct dtfd_ctx, s.hrt));
 
 static inline bool dtfd_alarm_clock(int clockid)
 {
@@ -275,10 +283,21 @@ void dtfd_race_delay(void);
 static inline void dtfd_race_delay(void) { }
 #endif
 
-/* defer.c: jiffies from now to aim a deferrable timer_list at */
-unsigned long dtfd_defer_jiffies(s64 delta);
+/*
+ * tree.c: the earliest key of each CPU's queue of deferrable timers, in
+ * groups of DTFD_FANOUT, as the timer-migration hierarchy groups CPUs
+ */
+#define DTFD_FANOUT		8
+typedef bool (*dtfd_serve_fn)(unsigned int cpu, s64 now);
+int dtfd_tree_init(void);
+void dtfd_tree_exit(void);
+void dtfd_tree_set(unsigned int cpu, s64 key);
+s64 dtfd_tree_root(void);
+bool dtfd_tree_serve(s64 now, dtfd_serve_fn serve);
+s64 dtfd_tree_soonest(s64 limit);
 
-/* idle.c */
+/* lazy.c: for the deferrable sources */
+unsigned long dtfd_wheel_jiffies(s64 delta);
 bool dtfd_cpu_busy(void);
 bool dtfd_idle_tick_ok(void);
 

@@ -6,7 +6,7 @@
  * "Deferrable" means: never wake an idle system for me, but when any CPU
  * is awake, deliver me on time.  The kernel's TIMER_DEFERRABLE timer_list
  * keeps a narrower promise: it rides the wake-ups of the one CPU it is
- * queued on (defer.c serves that mode, DTFD_TIMER_PERCPU).
+ * queued on (percpu.c serves that mode, DTFD_TIMER_PERCPU).
  *
  * Per-CPU queues, as the kernel's own timer bases.  A timer is queued on
  * its home CPU, the one that armed it (for a periodic timer, the one that
@@ -19,7 +19,7 @@
  * Who delivers:
  *  - The home CPU's own rider, a pinned deferrable timer_list aimed at its
  *    queue's earliest: on the home CPU's ticks, busy or idle (an idle tick
- *    once, idle.c).  The reader sleeps there, so this wakes nobody.
+ *    once, lazy.c).  The reader sleeps there, so this wakes nobody.
  *  - Any busy CPU.  A CPU found busy polls the tree's root on each of its
  *    ticks (its rider re-arms for the next jiffy while any deferrable timer
  *    is queued anywhere, or was within the last second): one load of a
@@ -67,7 +67,6 @@
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/isolation.h>
-#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
@@ -110,110 +109,10 @@ static enum cpuhp_state dtfd_ride_hp;
 #define DTFD_RIDE_BATCH		16
 #define DTFD_RIDE_ROUNDS	4
 
-/*
- * The tree of earliest keys: level 0 has one node per CPU (its queue's
- * first key, exact), each level above one per eight of the level below,
- * the last one node, the root: the system's earliest key.  Lock-free: a
- * writer stores its node, then recomputes each parent from its children
- * and swaps it in, having read the parent first (acquire), so that a
- * concurrent writer's change either is seen or makes the swap fail.
- *
- * Lazily: a parent is left alone when its children's earliest moved by
- * less than DTFD_TREE_LAG either way (but always when a subtree empties
- * or fills), so that timers re-armed a little earlier or later, the common
- * case, write their CPU's node and nothing shared.  So a node lies within
- * dtfd_tree_lag (DTFD_TREE_LAG per level above the CPUs) of its subtree's
- * earliest: readers look that much ahead (a due timer is never missed),
- * and the leaves, exact, decide.  A node found due with nothing due below
- * is recomputed exactly.
- */
-#define DTFD_FANOUT		8
-#define DTFD_TREE_MAX		6	/* 8^5 = 32768 CPUs */
-#define DTFD_TREE_LAG		(TICK_NSEC / 4)
-static unsigned int dtfd_levels;
-static unsigned int dtfd_width[DTFD_TREE_MAX];
-static atomic64_t *dtfd_tree[DTFD_TREE_MAX];
-static s64 dtfd_tree_lag;
-
-static s64 dtfd_tree_root(void)
-{
-	return atomic64_read(&dtfd_tree[dtfd_levels - 1][0]);
-}
-
-/* Whether a node at @old may stay for children whose earliest is @min. */
-static bool dtfd_tree_close(s64 old, s64 min)
-{
-	if (old == KTIME_MAX || min == KTIME_MAX)
-		return old == min;
-	return abs(old - min) < DTFD_TREE_LAG;
-}
-
-/*
- * Recompute node @i of level @l from its children, and carry it up;
- * @exact: even when it moved less than DTFD_TREE_LAG.
- */
-static void dtfd_tree_carry(unsigned int l, unsigned int i, bool exact)
-{
-	unsigned int c, end;
-	s64 old, min;
-
-	for (; l < dtfd_levels; l++, i /= DTFD_FANOUT) {
-		end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
-		do {
-			old = atomic64_read_acquire(&dtfd_tree[l][i]);
-			min = KTIME_MAX;
-			for (c = i * DTFD_FANOUT; c < end; c++)
-				min = min(min, atomic64_read(&dtfd_tree[l - 1][c]));
-			if (min == old || (!exact && dtfd_tree_close(old, min)))
-				return;
-		} while (atomic64_cmpxchg(&dtfd_tree[l][i], old, min) != old);
-		exact = false;
-	}
-}
-
-/* CPU @cpu's queue starts at @key now (KTIME_MAX: empty). */
-static void dtfd_tree_set(unsigned int cpu, s64 key)
-{
-	atomic64_set(&dtfd_tree[0][cpu], key);
-	if (dtfd_levels > 1)
-		dtfd_tree_carry(1, cpu / DTFD_FANOUT, false);
-}
-
-static int dtfd_tree_init(void)
-{
-	unsigned int l, i, w = nr_cpu_ids;
-
-	for (l = 0; l < DTFD_TREE_MAX; l++) {
-		dtfd_width[l] = w;
-		dtfd_tree[l] = kcalloc(w, sizeof(atomic64_t), GFP_KERNEL);
-		if (!dtfd_tree[l])
-			return -ENOMEM;
-		for (i = 0; i < w; i++)
-			atomic64_set(&dtfd_tree[l][i], KTIME_MAX);
-		dtfd_levels = l + 1;
-		dtfd_tree_lag = (s64)l * DTFD_TREE_LAG;
-		if (w == 1)
-			return 0;
-		w = DIV_ROUND_UP(w, DTFD_FANOUT);
-	}
-	return -E2BIG;
-}
-
-static void dtfd_tree_exit(void)
-{
-	unsigned int l;
-
-	for (l = 0; l < DTFD_TREE_MAX; l++) {
-		kfree(dtfd_tree[l]);
-		dtfd_tree[l] = NULL;
-	}
-	dtfd_levels = 0;
-}
-
 /* The jiffy to aim a rider at for monotonic time @key. */
 static unsigned long dtfd_ride_jiffy(s64 key, s64 now)
 {
-	return jiffies + (key > now ? dtfd_defer_jiffies(key - now) : 0);
+	return jiffies + (key > now ? dtfd_wheel_jiffies(key - now) : 0);
 }
 
 /*
@@ -365,7 +264,7 @@ static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu,
 	spin_lock(&rq->lock);
 	if (timerqueue_add(&rq->due, &r->node))
 		dtfd_rq_aim(rq, jiffies +
-			    dtfd_defer_jiffies(ktime_sub(ctx->expires, now)));
+			    dtfd_wheel_jiffies(ktime_sub(ctx->expires, now)));
 	if (ctx->max_defer) {
 		r->end.expires = ktime_add_safe(r->node.expires,
 						ctx->max_defer);
@@ -492,55 +391,15 @@ static bool dtfd_rq_serve_try(struct dtfd_rq *rq, s64 now)
 	return more;
 }
 
-/*
- * Deliver every queue's due timers below node @i of level @l: only the
- * subtrees whose earliest key is due.  A node found due with no due child
- * was a writer's passing early value: recompute it.
- */
-static bool dtfd_tree_serve(unsigned int l, unsigned int i, s64 now)
+/* CPU @cpu's queue, found due in the tree: serve it unless another does. */
+static bool dtfd_ride_serve_cpu(unsigned int cpu, s64 now)
 {
-	unsigned int c, end;
-	bool more = false, any = false;
-
-	if (atomic64_read(&dtfd_tree[l][i]) > now + dtfd_tree_lag)
-		return false;
-	if (!l)
-		return atomic64_read(&dtfd_tree[0][i]) <= now &&
-		       dtfd_rq_serve_try(per_cpu_ptr(&dtfd_rq, i), now);
-	end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
-	for (c = i * DTFD_FANOUT; c < end; c++) {
-		if (atomic64_read(&dtfd_tree[l - 1][c]) > now + dtfd_tree_lag)
-			continue;
-		any = true;
-		more |= dtfd_tree_serve(l - 1, c, now);
-	}
-	if (!any)
-		dtfd_tree_carry(l, i, true);
-	return more;
-}
-
-/*
- * The earliest key of the CPUs below node @i of level @l that is not
- * after @limit (the leaves are exact); KTIME_MAX: none.
- */
-static s64 dtfd_tree_soonest(unsigned int l, unsigned int i, s64 limit)
-{
-	s64 v = atomic64_read(&dtfd_tree[l][i]), best = KTIME_MAX;
-	unsigned int c, end;
-
-	if (!l)
-		return v <= limit ? v : KTIME_MAX;
-	if (v > limit + dtfd_tree_lag)
-		return KTIME_MAX;
-	end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
-	for (c = i * DTFD_FANOUT; c < end; c++)
-		best = min(best, dtfd_tree_soonest(l - 1, c, limit));
-	return best;
+	return dtfd_rq_serve_try(per_cpu_ptr(&dtfd_rq, cpu), now);
 }
 
 static bool dtfd_ride_serve_all(s64 now)
 {
-	return dtfd_tree_serve(dtfd_levels - 1, 0, now);
+	return dtfd_tree_serve(now, dtfd_ride_serve_cpu);
 }
 
 /*
@@ -553,14 +412,12 @@ static bool dtfd_ride_serve_all(s64 now)
  */
 static atomic64_t dtfd_finish_claim = ATOMIC64_INIT(KTIME_MAX);
 
-static void dtfd_ride_finish(struct dtfd_rq *rq, s64 root, s64 now)
+static void dtfd_ride_finish(struct dtfd_rq *rq, s64 now)
 {
 	s64 claim, at;
 
-	if (root > now + 2 * TICK_NSEC + dtfd_tree_lag)
-		return;
-	/* the root lies within the lag: the CPUs' own keys say when */
-	at = dtfd_tree_soonest(dtfd_levels - 1, 0, now + 2 * TICK_NSEC);
+	/* one load of the root when nothing is that close */
+	at = dtfd_tree_soonest(now + 2 * TICK_NSEC);
 	claim = atomic64_read(&dtfd_finish_claim);
 	if (at <= now || at == KTIME_MAX || claim == at ||
 	    atomic64_cmpxchg(&dtfd_finish_claim, claim, at) != claim)
@@ -571,7 +428,7 @@ static void dtfd_ride_finish(struct dtfd_rq *rq, s64 root, s64 now)
 /*
  * This CPU ticked at or after the jiffy its rider was aimed at.  Its own
  * queue's due timers go to their readers here (an idle tick once, not
- * twice in a row: idle.c); every queue's, when this CPU is busy.  Then
+ * twice in a row: lazy.c); every queue's, when this CPU is busy.  Then
  * the rider is aimed: the next tick while busy and anything is queued
  * anywhere (or was within the last second), else its own queue's
  * earliest, else a second from now (a CPU that turns busy then starts
@@ -609,7 +466,7 @@ static void dtfd_rider_fn(struct timer_list *t)
 		mod_timer(&rq->rider, when);
 	spin_unlock_irqrestore(&rq->lock, flags);
 	if (busy && !more)
-		dtfd_ride_finish(rq, root, now);
+		dtfd_ride_finish(rq, now);
 }
 
 /* The earliest deadline, reached on a CPU found busy a tick ago. */
@@ -708,15 +565,12 @@ static void dtfd_ride_cancel(struct dtfd_ctx *ctx)
 }
 
 /*
- * Out of its queue, and no deliverer left holding it.  Not queued any more
- * first: a deliverer holding it would otherwise put it back in a queue
- * when CLOCK_REALTIME stepped back behind its deadline, and the timer
- * would be freed in the queue.
+ * Out of its queue, and no deliverer left holding it; no longer queued
+ * (dtfd_timer_free()), so none puts it back.
  */
 static void dtfd_ride_shutdown(struct dtfd_ctx *ctx)
 {
 	spin_lock_irq(&ctx->wqh.lock);
-	ctx->queued = false;
 	dtfd_ride_unqueue(ctx);
 	spin_unlock_irq(&ctx->wqh.lock);
 	dtfd_ride_cancel(ctx);

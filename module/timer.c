@@ -34,7 +34,7 @@
 static const struct dtfd_source *const dtfd_sources[] = {
 	&dtfd_alarm_source,
 	&dtfd_ride_source,
-	&dtfd_defer_source,
+	&dtfd_percpu_source,
 	&dtfd_hrtimer_source,
 };
 
@@ -603,10 +603,19 @@ struct dtfd_ctx *dtfd_timer_new(int clockid)
 	return ctx;
 }
 
-/* The last reference to the timer is gone. */
+/*
+ * The last reference to the timer is gone.  Not queued any more first:
+ * every source's callbacks and deliverers leave a timer that is not
+ * queued alone (a ride deliverer would otherwise put it back in a queue
+ * when CLOCK_REALTIME stepped back behind its deadline, and it would be
+ * freed there); then the source waits for them.
+ */
 void dtfd_timer_free(struct dtfd_ctx *ctx)
 {
 	dtfd_clock_watch(ctx, 0);
+	spin_lock_irq(&ctx->wqh.lock);
+	ctx->queued = false;
+	spin_unlock_irq(&ctx->wqh.lock);
 	ctx->src->shutdown(ctx);
 	mutex_destroy(&ctx->setup_lock);
 	kmem_cache_free(dtfd_cachep, ctx);

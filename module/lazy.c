@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * What the two deferrable sources (ride.c, percpu.c) share: when a timer
+ * may ride a tick, and where on the timer wheel to aim for a deadline.
+ *
  * When may a deferrable timer ride a tick that found its CPU idle?
  *
  * Always while the CPU is busy: that is what deferrable timers are for.
@@ -22,6 +25,8 @@
 
 #include <linux/jiffies.h>
 #include <linux/kernel_stat.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
@@ -106,4 +111,36 @@ bool dtfd_idle_tick_ok(void)
 		return false;
 	__this_cpu_write(dtfd_idle_tick, now);
 	return true;
+}
+
+/*
+ * Timer wheel geometry (kernel/time/timer.c, identical from 6.1 to 7.2):
+ * level 0 has 1-jiffy buckets for the first 63 jiffies; each further level
+ * is 8 times coarser and rounds the expiry up to its granularity, which is
+ * at most 8/63 of the delta.  Deltas beyond the wheel's cutoff (63 << 21
+ * jiffies at HZ <= 100, 63 << 24 above) are clamped and fire early, so a
+ * single arm never goes further than DTFD_WHEEL_MAX_CHUNK.
+ */
+#define DTFD_WHEEL_LVL0		63UL
+#define DTFD_WHEEL_MAX_CHUNK	(63UL << 20)
+
+/*
+ * Jiffies from now at which to arm the timer_list for a deadline @delta ns
+ * ahead.
+ *
+ * A timer armed for jiffies + n fires on the (n + 1)th tick from now: the
+ * wheel adds a jiffy at level 0 so a timer armed just before a tick is not
+ * early.  Aiming at jiffies + floor((delta - 1) / TICK_NSEC) makes that tick
+ * land less than a jiffy either side of the deadline; when it lands early
+ * the callback finds the deadline ahead and re-arms for the next tick.
+ * Beyond level 0 aim 7/8 of the way, short of the wheel's rounding, and
+ * close in from there.
+ */
+unsigned long dtfd_wheel_jiffies(s64 delta)
+{
+	u64 n = div_u64(delta - 1, TICK_NSEC);
+
+	if (n >= DTFD_WHEEL_LVL0)
+		n -= n >> 3;
+	return min_t(u64, n, DTFD_WHEEL_MAX_CHUNK);
 }

@@ -12,7 +12,7 @@
  * deadlines are reached in stages.  The callback delivers only when the
  * clock says so, so a busy CPU delivers on the first tick at or after the
  * deadline, never before.  A timer whose CPU sleeps is due without having
- * fired: every access of it collects it (dtfd_defer_collect()).
+ * fired: every access of it collects it (dtfd_percpu_collect()).
  */
 
 #include <linux/cpumask.h>
@@ -24,42 +24,10 @@
 
 #include "dtfd.h"
 
-/*
- * Timer wheel geometry (kernel/time/timer.c, identical from 6.1 to 7.2):
- * level 0 has 1-jiffy buckets for the first 63 jiffies; each further level
- * is 8 times coarser and rounds the expiry up to its granularity, which is
- * at most 8/63 of the delta.  Deltas beyond the wheel's cutoff (63 << 21
- * jiffies at HZ <= 100, 63 << 24 above) are clamped and fire early, so a
- * single arm never goes further than DTFD_WHEEL_MAX_CHUNK.
- */
-#define DTFD_WHEEL_LVL0		63UL
-#define DTFD_WHEEL_MAX_CHUNK	(63UL << 20)
-
-/*
- * Jiffies from now at which to arm the timer_list for a deadline @delta ns
- * ahead.
- *
- * A timer armed for jiffies + n fires on the (n + 1)th tick from now: the
- * wheel adds a jiffy at level 0 so a timer armed just before a tick is not
- * early.  Aiming at jiffies + floor((delta - 1) / TICK_NSEC) makes that tick
- * land less than a jiffy either side of the deadline; when it lands early
- * the callback finds the deadline ahead and re-arms for the next tick.
- * Beyond level 0 aim 7/8 of the way, short of the wheel's rounding, and
- * close in from there.
- */
-unsigned long dtfd_defer_jiffies(s64 delta)
-{
-	u64 n = div_u64(delta - 1, TICK_NSEC);
-
-	if (n >= DTFD_WHEEL_LVL0)
-		n -= n >> 3;
-	return min_t(u64, n, DTFD_WHEEL_MAX_CHUNK);
-}
-
 /* Delivered within the bound: a running backstop then finds !queued. */
-static void dtfd_defer_fire(struct dtfd_ctx *ctx, ktime_t now)
+static void dtfd_percpu_fire(struct dtfd_ctx *ctx, ktime_t now)
 {
-	struct dtfd_defer *d = &ctx->s.defer;
+	struct dtfd_percpu *d = &ctx->s.percpu;
 
 	if (d->backstop_armed) {
 		hrtimer_try_to_cancel(&d->backstop);
@@ -69,12 +37,12 @@ static void dtfd_defer_fire(struct dtfd_ctx *ctx, ktime_t now)
 }
 
 /* Queue the timer_list for ctx->expires, or deliver when it has passed. */
-static void dtfd_defer_wheel(struct dtfd_ctx *ctx, ktime_t now)
+static void dtfd_percpu_wheel(struct dtfd_ctx *ctx, ktime_t now)
 {
 	s64 delta = ktime_sub(ctx->expires, now);
 
 	if (delta <= 0) {
-		dtfd_defer_fire(ctx, now);
+		dtfd_percpu_fire(ctx, now);
 		return;
 	}
 	/*
@@ -82,12 +50,12 @@ static void dtfd_defer_wheel(struct dtfd_ctx *ctx, ktime_t now)
 	 * running elsewhere, where it then stays (timer_delete_sync() must
 	 * find it there).
 	 */
-	mod_timer(&ctx->s.defer.wheel, jiffies + dtfd_defer_jiffies(delta));
+	mod_timer(&ctx->s.percpu.wheel, jiffies + dtfd_wheel_jiffies(delta));
 }
 
-static void dtfd_defer_wheel_fn(struct timer_list *t)
+static void dtfd_percpu_wheel_fn(struct timer_list *t)
 {
-	struct dtfd_ctx *ctx = timer_container_of(ctx, t, s.defer.wheel);
+	struct dtfd_ctx *ctx = timer_container_of(ctx, t, s.percpu.wheel);
 	unsigned long flags;
 	ktime_t now;
 
@@ -98,7 +66,7 @@ static void dtfd_defer_wheel_fn(struct timer_list *t)
 		if (now >= ctx->expires && !dtfd_idle_tick_ok())
 			mod_timer(t, jiffies);	/* the next tick, if any */
 		else
-			dtfd_defer_wheel(ctx, now);
+			dtfd_percpu_wheel(ctx, now);
 	}
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 }
@@ -110,10 +78,10 @@ static void dtfd_defer_wheel_fn(struct timer_list *t)
  * CLOCK_REALTIME stepped back behind the deadline.  So the clock decides,
  * as for the wheel: never early.
  */
-static enum hrtimer_restart dtfd_defer_backstop(struct dtfd_ctx *ctx,
-						struct hrtimer *t, ktime_t now)
+static enum hrtimer_restart dtfd_percpu_backstop(struct dtfd_ctx *ctx,
+						 struct hrtimer *t, ktime_t now)
 {
-	struct dtfd_defer *d = &ctx->s.defer;
+	struct dtfd_percpu *d = &ctx->s.percpu;
 
 	if (now < ctx->expires) {
 		/* stale: the restarted backstop is queued for the deadline */
@@ -132,33 +100,33 @@ static enum hrtimer_restart dtfd_defer_backstop(struct dtfd_ctx *ctx,
 	return HRTIMER_NORESTART;
 }
 
-static enum hrtimer_restart dtfd_defer_backstop_fn(struct hrtimer *t)
+static enum hrtimer_restart dtfd_percpu_backstop_fn(struct hrtimer *t)
 {
 	struct dtfd_ctx *ctx = container_of(t, struct dtfd_ctx,
-					    s.defer.backstop);
+					    s.percpu.backstop);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	unsigned long flags;
 
 	dtfd_race_delay();
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	if (ctx->queued && ctx->s.defer.backstop_armed)
-		ret = dtfd_defer_backstop(ctx, t, hrtimer_cb_get_time(t));
+	if (ctx->queued && ctx->s.percpu.backstop_armed)
+		ret = dtfd_percpu_backstop(ctx, t, hrtimer_cb_get_time(t));
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 	return ret;
 }
 
-static void dtfd_defer_setup(struct dtfd_ctx *ctx)
+static void dtfd_percpu_setup(struct dtfd_ctx *ctx)
 {
-	struct dtfd_defer *d = &ctx->s.defer;
+	struct dtfd_percpu *d = &ctx->s.percpu;
 
 	/*
 	 * Pinned: the timer belongs to the CPU of the thread that last armed
 	 * it, on 6.1 (which would otherwise pick a busy CPU at enqueue) as on
 	 * 6.12 (which always queues deferrable timers locally).
 	 */
-	timer_setup(&d->wheel, dtfd_defer_wheel_fn,
+	timer_setup(&d->wheel, dtfd_percpu_wheel_fn,
 		    TIMER_DEFERRABLE | TIMER_PINNED);
-	hrtimer_setup(&d->backstop, dtfd_defer_backstop_fn, ctx->eclock,
+	hrtimer_setup(&d->backstop, dtfd_percpu_backstop_fn, ctx->eclock,
 		      HRTIMER_MODE_ABS);
 	d->backstop_armed = false;
 }
@@ -169,11 +137,11 @@ static void dtfd_defer_setup(struct dtfd_ctx *ctx)
  * itself, so any hrtimer interrupt after the deadline runs it too: it
  * rides on other wake-ups, and only wakes the CPU itself at the bound.
  */
-static void dtfd_defer_arm(struct dtfd_ctx *ctx, ktime_t now)
+static void dtfd_percpu_arm(struct dtfd_ctx *ctx, ktime_t now)
 {
-	struct dtfd_defer *d = &ctx->s.defer;
+	struct dtfd_percpu *d = &ctx->s.percpu;
 
-	dtfd_defer_wheel(ctx, now);
+	dtfd_percpu_wheel(ctx, now);
 	if (ctx->queued && ctx->max_defer) {
 		d->backstop_armed = true;
 		hrtimer_start_range_ns(&d->backstop, ctx->expires,
@@ -183,13 +151,13 @@ static void dtfd_defer_arm(struct dtfd_ctx *ctx, ktime_t now)
 }
 
 /* Due while the CPU sleeps: whoever looks delivers. */
-static void dtfd_defer_collect(struct dtfd_ctx *ctx, ktime_t now)
+static void dtfd_percpu_collect(struct dtfd_ctx *ctx, ktime_t now)
 {
 	if (now < ctx->expires)
 		return;
 	/* a callback already running finds !queued and leaves */
-	timer_delete(&ctx->s.defer.wheel);
-	dtfd_defer_fire(ctx, now);
+	timer_delete(&ctx->s.percpu.wheel);
+	dtfd_percpu_fire(ctx, now);
 }
 
 /*
@@ -198,9 +166,9 @@ static void dtfd_defer_collect(struct dtfd_ctx *ctx, ktime_t now)
  * CPU the timer is queued on.  Called from the clock-change work, which
  * runs on whatever CPU it likes.
  */
-static void dtfd_defer_clock_jumped(struct dtfd_ctx *ctx)
+static void dtfd_percpu_clock_jumped(struct dtfd_ctx *ctx)
 {
-	struct timer_list *wheel = &ctx->s.defer.wheel;
+	struct timer_list *wheel = &ctx->s.percpu.wheel;
 	unsigned int cpu;
 	ktime_t now;
 	s64 delta;
@@ -219,7 +187,7 @@ static void dtfd_defer_clock_jumped(struct dtfd_ctx *ctx)
 	now = dtfd_now(ctx);
 	delta = ktime_sub(ctx->expires, now);
 	if (delta <= 0) {
-		dtfd_defer_fire(ctx, now);
+		dtfd_percpu_fire(ctx, now);
 		return;
 	}
 	/*
@@ -230,16 +198,16 @@ static void dtfd_defer_clock_jumped(struct dtfd_ctx *ctx)
 	 * or for the next read or poll.
 	 */
 	cpu = wheel->flags & TIMER_CPUMASK;
-	wheel->expires = jiffies + dtfd_defer_jiffies(delta);
+	wheel->expires = jiffies + dtfd_wheel_jiffies(delta);
 	if (cpu_online(cpu))
 		add_timer_on(wheel, cpu);
 	else
-		dtfd_defer_wheel(ctx, now);
+		dtfd_percpu_wheel(ctx, now);
 }
 
-static int dtfd_defer_try_cancel(struct dtfd_ctx *ctx)
+static int dtfd_percpu_try_cancel(struct dtfd_ctx *ctx)
 {
-	struct dtfd_defer *d = &ctx->s.defer;
+	struct dtfd_percpu *d = &ctx->s.percpu;
 
 	if (hrtimer_try_to_cancel(&d->backstop) < 0)
 		return -1;
@@ -247,28 +215,28 @@ static int dtfd_defer_try_cancel(struct dtfd_ctx *ctx)
 	return timer_delete_sync_try(&d->wheel);
 }
 
-static void dtfd_defer_cancel(struct dtfd_ctx *ctx)
+static void dtfd_percpu_cancel(struct dtfd_ctx *ctx)
 {
-	hrtimer_cancel(&ctx->s.defer.backstop);
-	timer_delete_sync(&ctx->s.defer.wheel);
+	hrtimer_cancel(&ctx->s.percpu.backstop);
+	timer_delete_sync(&ctx->s.percpu.wheel);
 }
 
-static void dtfd_defer_shutdown(struct dtfd_ctx *ctx)
+static void dtfd_percpu_shutdown(struct dtfd_ctx *ctx)
 {
-	timer_shutdown_sync(&ctx->s.defer.wheel);
-	hrtimer_cancel(&ctx->s.defer.backstop);
+	timer_shutdown_sync(&ctx->s.percpu.wheel);
+	hrtimer_cancel(&ctx->s.percpu.backstop);
 }
 
-const struct dtfd_source dtfd_defer_source = {
+const struct dtfd_source dtfd_percpu_source = {
 	.mode		= "deferrable-percpu",
 	.clocks		= DTFD_CLOCKS & ~DTFD_ALARM_CLOCKS,
 	.flags		= DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU,
-	.setup		= dtfd_defer_setup,
-	.arm		= dtfd_defer_arm,
-	.collect	= dtfd_defer_collect,
-	.clock_jumped	= dtfd_defer_clock_jumped,
-	.try_cancel	= dtfd_defer_try_cancel,
-	.cancel_sync	= dtfd_defer_cancel,
-	.shutdown	= dtfd_defer_shutdown,
+	.setup		= dtfd_percpu_setup,
+	.arm		= dtfd_percpu_arm,
+	.collect	= dtfd_percpu_collect,
+	.clock_jumped	= dtfd_percpu_clock_jumped,
+	.try_cancel	= dtfd_percpu_try_cancel,
+	.cancel_sync	= dtfd_percpu_cancel,
+	.shutdown	= dtfd_percpu_shutdown,
 	.hres_period	= true,
 };
