@@ -8,23 +8,34 @@
  * says "look now", and overruns, remaining time and re-arming are computed
  * from the deadline, identically for every source, in timer.c.
  *
- * Where things are:
+ * Where things are (the one map of module/; README.md, CONTRIBUTING.md
+ * and docs/design.md point here).  A wake-up source's "mode" is what
+ * fdinfo's dtimerfd-mode line says for its timers.
  *   main.c	the device: control and timer file operations, ioctl
  *		decoding, copying to and from user space
  *   timer.c	the timer's state and its transitions: settime, gettime,
- *		delivery, the read harvest, re-arming, statistics
- *   hrtimer.c	wake-up source: an hrtimer (strict timers, as timerfd)
- *   alarm.c	wake-up source: an alarm (the _ALARM clocks)
- *   ride.c	wake-up source: deferral to whichever CPU is awake, from
- *		per-CPU queues: the home CPU's ticks, any busy CPU's, one
- *		backstop per queue for the bounded (DTFD_TIMER_DEFERRABLE)
- *   tree.c	the earliest key of every CPU's queue, for ride.c
- *   percpu.c	wake-up source: a deferrable timer_list on the arming CPU
- *		(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU), composed
- *		with a backstop hrtimer when the deferral is bounded
+ *		delivery, the read harvest, re-arming, statistics, the
+ *		walk of clock steps; the table of wake-up sources,
+ *		dtfd_sources[]
+ *   hrtimer.c	wake-up source "strict": an hrtimer (strict timers on the
+ *		non-alarm clocks, as timerfd)
+ *   alarm.c	wake-up source "strict": an alarm (the _ALARM clocks)
+ *   ride.c	wake-up source "deferrable" (DTFD_TIMER_DEFERRABLE):
+ *		deferral to whichever CPU is awake, from per-CPU queues
+ *		(struct dtfd_rq); delivered by the home CPU's rider, by any
+ *		busy CPU's rider or finisher, and for the bounded by one
+ *		backstop hrtimer per queue
+ *   tree.c	the lock-free tree of the queues' earliest keys, fan-out 8,
+ *		that tells a ticking CPU which queues are due, for ride.c
+ *   percpu.c	wake-up source "deferrable-percpu" (DTFD_TIMER_DEFERRABLE
+ *		| DTFD_TIMER_PERCPU): a deferrable timer_list on the arming
+ *		CPU, composed with a backstop hrtimer when the deferral is
+ *		bounded
  *   lazy.c	what the deferrable sources share: when a timer may ride
  *		an idle CPU's tick, where to aim on the timer wheel
  *   clock.c	clock steps, resume and time namespaces
+ *   compat.h	API differences between kernels, decided by the probes in
+ *		module/Kbuild
  */
 #ifndef DTFD_INTERNAL_H
 #define DTFD_INTERNAL_H

@@ -183,8 +183,9 @@ TEST(cancel_first_access, T_CLOCK, 120)
 				/*
 				 * epoll reports what was woken, and dtimerfd's
 				 * wake-up comes from its clock work, moments
-				 * after the step (README: Differences from
-				 * timerfd); the read is what must know at once
+				 * after the step (docs/semantics.md: Differences
+				 * from timerfd); the read is what must know at
+				 * once
 				 */
 				r = epoll_wait(ep, &out, 1, 2000);
 				r = r == 1 ? h_read(fd, &ticks) : -2;

@@ -272,9 +272,9 @@ TEST(readv_split, 0, 30)
 	ASSERT_OK(ops->settime(fd, 0, &its, NULL));
 	EXPECT(h_poll(fd, 5000, NULL) == 1);
 	/*
-	 * Documented difference (README): dtimerfd reads through read_iter
-	 * on every kernel, so it gathers 8 bytes where 6.1's timerfd says
-	 * EINVAL.  Not compared; each side checked on its own.
+	 * Documented difference (docs/semantics.md): dtimerfd reads through
+	 * read_iter on every kernel, so it gathers 8 bytes where 6.1's
+	 * timerfd says EINVAL.  Not compared; each side checked on its own.
 	 */
 	r = readv(fd, iov, 2);
 	h_diag("readv 4+4: %ld (%s)", r, r < 0 ? strerror(errno) : "ok");

@@ -840,7 +840,8 @@ static void *cancel_main(void *arg)
 			/*
 			 * epoll_wait() polls only what was woken, and that
 			 * wake-up comes from the clock work, moments after
-			 * the step (README: Differences from timerfd)
+			 * the step (docs/semantics.md: Differences from
+			 * timerfd)
 			 */
 			int ready = x < 85 ? poll(&p, 1, 0) :
 				    epoll_wait(ep, &ev, 1, must ? 1000 : 0);
