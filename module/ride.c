@@ -45,9 +45,10 @@
  *    optimal for fixed windows.
  *
  * Riders never wake an idle CPU (deferrable); nothing is queued on
- * another CPU's base but a rider kicked for the next jiffy when the first
- * timer after a quiet second is armed (the seven others of the arming
- * CPU's group of eight: queueing a deferrable timer sends no IPI).  A CPU
+ * another CPU's base but a rider kicked for the next jiffy when a timer is
+ * armed while none is queued anywhere (the seven others of the arming
+ * CPU's group of eight, whose riders may sleep for a second then:
+ * queueing a deferrable timer sends no IPI).  A CPU
  * isolated from timers (nohz_full=) has no rider at all.
  *
  * Lock order: a timer's lock, then one queue's lock, then timer bases.
@@ -228,7 +229,7 @@ static void dtfd_ride_unqueue(struct dtfd_ctx *ctx)
 	spin_unlock(&rq->lock);
 }
 
-/* Wake the riders of @cpu's group, for a first timer after a quiet while. */
+/* Wake the riders of @cpu's group, for a first timer after none. */
 static void dtfd_ride_kick(unsigned int cpu)
 {
 	unsigned int c = cpu / DTFD_FANOUT * DTFD_FANOUT;
