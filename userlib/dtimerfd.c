@@ -27,8 +27,6 @@
 #include "dtimerfd.h"
 #include "internal.h"
 
-#define DTFD_API __attribute__((visibility("default")))
-
 #define DTFD_CREATE_FLAGS	(DTFD_CLOEXEC | DTFD_NONBLOCK)
 /* the bits timerfd does not know, which the fallback and errors drop */
 #define DTFD_OWN_FLAGS		(DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU)

@@ -8,10 +8,14 @@
 #ifndef DTFD_INTERNAL_H
 #define DTFD_INTERNAL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <linux/dtimerfd.h>
+
+/* What the library and the shim export; everything else is hidden. */
+#define DTFD_API __attribute__((visibility("default")))
 
 #pragma GCC visibility push(hidden)
 
@@ -56,10 +60,54 @@ static inline int dtfd_user_ok(const void *p, size_t size)
 	       (sizeof(a) < 8 || (intptr_t)(a + size) > 0);
 }
 
-/* preload.c: the policy, for preload-sleep.c */
+/* Time in ns, as the shim and the library count it. */
+#define DTFD_NSEC	1000000000LL
+
+/* Whether the kernel would take @ts as a time (else EINVAL). */
+static inline int dtfd_ts_valid(const struct timespec *ts)
+{
+	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < DTFD_NSEC;
+}
+
+/* A valid @ts in ns, saturated at LLONG_MAX (tv_sec up to max time_t). */
+static inline long long dtfd_ts_ns(const struct timespec *ts)
+{
+	long long sec = ts->tv_sec;	/* a 32-bit time_t never saturates */
+
+	if (sec > (LLONG_MAX - DTFD_NSEC) / DTFD_NSEC)
+		return LLONG_MAX;
+	return sec * DTFD_NSEC + ts->tv_nsec;
+}
+
+static inline struct timespec dtfd_ns_ts(long long ns)
+{
+	struct timespec ts = { (time_t)(ns / DTFD_NSEC),
+			       (long)(ns % DTFD_NSEC) };
+
+	return ts;
+}
+
+static inline long long dtfd_now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return dtfd_ts_ns(&ts);
+}
+
+/* @a + @b, both >= 0, saturated */
+static inline long long dtfd_add_sat(long long a, long long b)
+{
+	return a > LLONG_MAX - b ? LLONG_MAX : a + b;
+}
+
+/* preload-policy.c: the shim's policy, for preload.c and preload-sleep.c */
 #define DTFD_PRELOAD_CONF	"/etc/dtimerfd/preload.conf"
-extern int dtfd_pol_waits;
+void dtfd_policy_init(void);
+int dtfd_policy_bounded(void);
 int dtfd_policy(long long dur, unsigned long long *max_defer);
+int dtfd_policy_timer(int flags, const struct itimerspec *v, long long dur,
+		      unsigned long long *max_defer);
 
 #pragma GCC visibility pop
 

@@ -27,10 +27,10 @@
  *    and only in a forked child; a thread's timers go back to the
  *    process's pool when it exits, for the next thread.
  *
- * The timers: made on first use, one per clock and thread, close-on-exec,
- * in the top quarter of the numbers the program may open, at most 32 in a
- * process (beyond, the real call); none under a small RLIMIT_NOFILE (the
- * program needs every number).  Without the device (no module yet, a
+ * The timers (preload-wait.c): made on first use, one per clock and
+ * thread, close-on-exec, in the top quarter of the numbers the program
+ * may open, at most 32 in a process (beyond, the real call); none under a
+ * small RLIMIT_NOFILE (the program needs every number).  Without the device (no module yet, a
  * sandbox) or the room, the shim tries again ten seconds later and
  * meanwhile makes no system call of its own.
  */
@@ -39,12 +39,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/syscall.h>
@@ -53,13 +50,10 @@
 
 #include "dtimerfd.h"
 #include "internal.h"
-
-#define DTFD_API __attribute__((visibility("default")))
+#include "preload.h"
 
 /* Descriptors a poll may have for the shim to add its own. */
 #define DTFD_POLL_MAX	256
-
-#define NSEC	1000000000LL
 
 typedef int (*poll_fn)(struct pollfd *, nfds_t, int);
 typedef int (*ppoll_fn)(struct pollfd *, nfds_t, const struct timespec *,
@@ -84,274 +78,6 @@ static struct {
 	clock_nanosleep_fn clock_nanosleep;
 } real;
 
-static long long ts_to_ns(const struct timespec *ts)
-{
-	if (ts->tv_sec > (INT64_MAX - NSEC) / NSEC)
-		return INT64_MAX;
-	return ts->tv_sec * NSEC + ts->tv_nsec;
-}
-
-static int ts_valid(const struct timespec *ts)
-{
-	return ts->tv_sec >= 0 && ts->tv_nsec >= 0 && ts->tv_nsec < NSEC;
-}
-
-static long long now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return ts_to_ns(&ts);
-}
-
-static struct timespec ns_to_ts(long long ns)
-{
-	struct timespec ts = { (time_t)(ns / NSEC), (long)(ns % NSEC) };
-
-	return ts;
-}
-
-/* @a + @b, both >= 0, saturated */
-static long long add_sat(long long a, long long b)
-{
-	return a > LLONG_MAX - b ? LLONG_MAX : a + b;
-}
-
-/* The clocks a thread has a timer for, and their order in waiters[]. */
-enum { W_MONOTONIC, W_REALTIME, W_BOOTTIME, W_CLOCKS };
-static const clockid_t w_clock[W_CLOCKS] = {
-	CLOCK_MONOTONIC, CLOCK_REALTIME, CLOCK_BOOTTIME,
-};
-
-static int waiter_index(clockid_t clk)
-{
-	switch (clk) {
-	case CLOCK_MONOTONIC:
-		return W_MONOTONIC;
-	case CLOCK_REALTIME:
-		return W_REALTIME;
-	case CLOCK_BOOTTIME:
-		return W_BOOTTIME;
-	default:
-		return -1;
-	}
-}
-
-/*
- * The process's timers: at most DTFD_KEPT, each in a slot of kept[], 0
- * when free, else its descriptor, clock and state packed together:
- * K_USED by a thread (or being made), K_POOLED (its thread exited; the
- * next thread to need that clock takes it), K_INHERITED (a forked child's
- * copy of its parent's, to be closed once proved ours).
- */
-#define DTFD_KEPT	32
-enum { K_USED = 1, K_POOLED, K_INHERITED };
-#define K_PACK(fd, clk, st) \
-	((long long)(unsigned int)(fd) | (long long)(clk) << 32 | \
-	 (long long)(st) << 40)
-#define K_FD(v)		((int)((v) & 0xffffffff))
-#define K_CLOCK(v)	((int)((v) >> 32 & 0xff))
-#define K_STATE(v)	((int)((v) >> 40))
-
-static atomic_llong kept[DTFD_KEPT];
-/* kept[] holds a parent's timers: the first to need one closes them */
-static atomic_int inherited;
-
-struct waiter {
-	int fd;				/* -1: none */
-	int slot;			/* in kept[] */
-	unsigned long long bound;	/* the bound it was last given */
-	volatile int busy;		/* a wait of this thread uses it */
-};
-
-static __thread struct waiter waiters[W_CLOCKS] = {
-	{ -1, -1, 0, 0 }, { -1, -1, 0, 0 }, { -1, -1, 0, 0 }
-};
-static pthread_key_t waiter_key;
-
-/*
- * The shim's mark on its timers: their slack, a number of this process's
- * that no program would choose (slack means nothing to a deferrable
- * timer, the only kind the shim arms).  A descriptor whose tolerance says
- * it is the shim's; any other, not even a dtimerfd, the program's.
- */
-static unsigned long long mark;
-
-/* No device (no module yet, a sandbox) or no room: real calls until then. */
-static atomic_llong off_until;
-#define DTFD_RETRY	(10 * NSEC)
-/* Below this RLIMIT_NOFILE the program needs every number it may open. */
-#define DTFD_NOFILE_MIN	64
-
-static int shim_off(void)
-{
-	return now_ns(CLOCK_MONOTONIC) < atomic_load(&off_until);
-}
-
-static void shim_off_a_while(void)
-{
-	atomic_store(&off_until, now_ns(CLOCK_MONOTONIC) + DTFD_RETRY);
-}
-
-/*
- * In a forked child the timers of kept[] are its parent's too (the same
- * open files): close those still the shim's (the program may have closed
- * the number and opened a file of its own there), before the child makes
- * its own.  Not in the fork handler: a child that execs, as most do,
- * closes them (close-on-exec) without a system call of ours.
- */
-static void reap_inherited(void)
-{
-	uint64_t slack, bound;
-	long long v;
-	int s;
-
-	if (!atomic_load(&inherited) || !atomic_exchange(&inherited, 0))
-		return;
-	for (s = 0; s < DTFD_KEPT; s++) {
-		v = atomic_load(&kept[s]);
-		if (K_STATE(v) != K_INHERITED ||
-		    !atomic_compare_exchange_strong(&kept[s], &v, 0))
-			continue;
-		if (!dtfd_get_tolerance_ioctl(K_FD(v), &slack, &bound) &&
-		    slack == mark)
-			close(K_FD(v));
-	}
-}
-
-/* A timer of clock @i a thread left behind: its slot, *fd; or -1. */
-static int pool_take(int i, int *fd)
-{
-	long long v;
-	int s;
-
-	for (s = 0; s < DTFD_KEPT; s++) {
-		v = atomic_load(&kept[s]);
-		if (K_STATE(v) == K_POOLED && K_CLOCK(v) == i &&
-		    atomic_compare_exchange_strong(&kept[s], &v,
-						   K_PACK(K_FD(v), i, K_USED))) {
-			*fd = K_FD(v);
-			return s;
-		}
-	}
-	return -1;
-}
-
-/* A free slot, held for a timer about to be made; or -1. */
-static int slot_reserve(int i)
-{
-	long long free;
-	int s;
-
-	for (s = 0; s < DTFD_KEPT; s++) {
-		free = 0;
-		if (atomic_compare_exchange_strong(&kept[s], &free,
-						   K_PACK(-1, i, K_USED)))
-			return s;
-	}
-	return -1;
-}
-
-/*
- * A new timer of clock @i, moved up to the top quarter of the numbers the
- * program may open and marked; -1 if it cannot be made or put there.
- */
-static int timer_make(int i)
-{
-	int floor = dtfd_fd_floor(), fd, hi;
-
-	if (floor < DTFD_NOFILE_MIN - DTFD_NOFILE_MIN / 4) {
-		shim_off_a_while();
-		return -1;
-	}
-	fd = dtfd_create_ioctl(w_clock[i], DTFD_CLOEXEC | DTFD_NONBLOCK);
-	if (fd < 0) {
-		shim_off_a_while();
-		return -1;
-	}
-	hi = dtfd_fd_high(fd, floor);
-	if (hi < 0 || dtfd_tolerance_ioctl(hi, mark, 0)) {
-		/* ours, made a moment ago: no room up there */
-		close(hi < 0 ? fd : hi);
-		shim_off_a_while();
-		return -1;
-	}
-	return hi;
-}
-
-/* This thread's timer of clock @i, made or taken from the pool; or NULL. */
-static struct waiter *waiter_get(int i)
-{
-	struct waiter *w = &waiters[i];
-	int fd, s;
-
-	if (w->fd >= 0)
-		return w;
-	if (shim_off())
-		return NULL;
-	reap_inherited();
-	s = pool_take(i, &fd);
-	if (s < 0) {
-		s = slot_reserve(i);
-		if (s < 0)
-			return NULL;
-		fd = timer_make(i);
-		if (fd < 0) {
-			atomic_store(&kept[s], 0);
-			return NULL;
-		}
-		atomic_store(&kept[s], K_PACK(fd, i, K_USED));
-	}
-	w->fd = fd;
-	w->slot = s;
-	w->bound = ULLONG_MAX;		/* unknown: set it at the next arming */
-	pthread_setspecific(waiter_key, waiters);
-	return w;
-}
-
-/* The program closed or reused the number: forget it, never close it. */
-static void waiter_lost(struct waiter *w)
-{
-	atomic_store(&kept[w->slot], 0);
-	w->fd = -1;
-	w->slot = -1;
-}
-
-/* At thread exit: the thread's timers go to the pool, open. */
-static void drop_waiters(void *unused)
-{
-	struct waiter *w;
-	int i;
-
-	(void)unused;
-	for (i = 0; i < W_CLOCKS; i++) {
-		w = &waiters[i];
-		if (w->fd >= 0)
-			atomic_store(&kept[w->slot], K_PACK(w->fd, i, K_POOLED));
-		*w = (struct waiter){ -1, -1, 0, 0 };
-	}
-}
-
-/*
- * A forked child has its parent's timers, and of its threads only the one
- * that forked: none of them is the child's to arm.  No system call here.
- */
-static void atfork_child(void)
-{
-	long long v;
-	int s, i;
-
-	for (s = 0; s < DTFD_KEPT; s++) {
-		v = atomic_load(&kept[s]);
-		if (v)
-			atomic_store(&kept[s], K_PACK(K_FD(v), K_CLOCK(v),
-						      K_INHERITED));
-	}
-	atomic_store(&inherited, 1);
-	for (i = 0; i < W_CLOCKS; i++)
-		waiters[i] = (struct waiter){ -1, -1, 0, 0 };
-}
-
 static int sys_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 			    const struct timespec *ts, const sigset_t *mask)
 {
@@ -361,9 +87,6 @@ static int sys_epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 
 __attribute__((constructor)) static void sleep_init(void)
 {
-	const unsigned char *r = (const unsigned char *)getauxval(AT_RANDOM);
-	unsigned long long m = (uintptr_t)&mark;
-
 	real.poll = (poll_fn)dlsym(RTLD_NEXT, "poll");
 	real.ppoll = (ppoll_fn)dlsym(RTLD_NEXT, "ppoll");
 	real.select = (select_fn)dlsym(RTLD_NEXT, "select");
@@ -374,105 +97,7 @@ __attribute__((constructor)) static void sleep_init(void)
 		real.epoll_pwait2 = sys_epoll_pwait2;
 	real.clock_nanosleep = (clock_nanosleep_fn)dlsym(RTLD_NEXT,
 							 "clock_nanosleep");
-	/* the kernel's random bytes for this process (no system call) */
-	if (r)
-		memcpy(&m, r + 8, sizeof(m));
-	mark = (m ^ (unsigned long long)now_ns(CLOCK_MONOTONIC)) >> 2 |
-	       1ULL << 61;
-	pthread_key_create(&waiter_key, drop_waiters);
-	pthread_atfork(NULL, NULL, atfork_child);
-}
-
-/*
- * A wait's deadline: @at ns on @clk, delivered within @bound ns after it,
- * by this thread's timer @w.
- */
-struct deadline {
-	clockid_t clk;
-	long long at;
-	long long bound;
-	struct waiter *w;
-};
-
-/*
- * Arm this thread's timer of clock @i for @at, deferrable within @bound,
- * and mark it busy until wait_end(): 0; or -1, and the real call waits
- * exactly (no timer, a signal handler's wait inside its thread's, a timer
- * lost twice).  ENOTTY or EBADF: the program closed or reused the number,
- * which is then its own: forget it and make another, once.
- */
-static int wait_begin(struct deadline *d, int i, long long at,
-		      unsigned long long bound)
-{
-	struct itimerspec its = { { 0, 0 }, ns_to_ts(at) };
-	struct waiter *w = &waiters[i];
-	int tries, err = errno;
-
-	if (w->busy)
-		return -1;
-	/* before arming: a handler running from here on keeps off it */
-	w->busy = 1;
-	for (tries = 0; tries < 2; tries++) {
-		w = waiter_get(i);
-		if (!w)
-			break;
-		if (w->bound != bound &&
-		    dtfd_tolerance_ioctl(w->fd, mark, bound)) {
-			w->bound = ULLONG_MAX;
-		} else {
-			w->bound = bound;
-			if (!dtfd_settime_ioctl(w->fd, DTFD_TIMER_DEFERRABLE |
-						DTFD_TIMER_ABSTIME, &its, NULL)) {
-				*d = (struct deadline){ w_clock[i], at,
-							(long long)bound, w };
-				errno = err;
-				return 0;
-			}
-		}
-		if (errno != ENOTTY && errno != EBADF)
-			break;
-		waiter_lost(w);
-	}
-	waiters[i].busy = 0;
-	errno = err;
-	return -1;
-}
-
-/* The inner wait's own timeout: the end of the window, from now. */
-static struct timespec wait_window(const struct deadline *d)
-{
-	long long left = d->at - now_ns(d->clk);
-
-	return ns_to_ts(add_sat(left > 0 ? left : 0, d->bound));
-}
-
-/* What is left until the deadline, from now; 0 when it has passed. */
-static struct timespec wait_left(const struct deadline *d)
-{
-	long long left = d->at - now_ns(d->clk);
-
-	return ns_to_ts(left > 0 ? left : 0);
-}
-
-/* Whether the deadline has passed, on its own clock. */
-static int wait_due(const struct deadline *d)
-{
-	return now_ns(d->clk) >= d->at;
-}
-
-/*
- * The wait is over: the timer disarmed unless it fired (so that it wakes
- * nobody later), and free for this thread's next wait.
- */
-static void wait_end(struct deadline *d, int fired)
-{
-	static const struct itimerspec zero;
-	int err = errno;
-
-	if (!fired)
-		dtfd_settime_ioctl(d->w->fd, 0, &zero, NULL);
-	d->w->busy = 0;
-	errno = err;
+	dtfd_wait_init();
 }
 
 /*
@@ -481,8 +106,8 @@ static void wait_end(struct deadline *d, int fired)
  */
 static int deferred(const struct timespec *ts, unsigned long long *bound)
 {
-	return dtfd_pol_waits && ts_valid(ts) && (ts->tv_sec || ts->tv_nsec) &&
-	       dtfd_policy(ts_to_ns(ts), bound);
+	return dtfd_policy_bounded() && dtfd_ts_valid(ts) && (ts->tv_sec || ts->tv_nsec) &&
+	       dtfd_policy(dtfd_ts_ns(ts), bound);
 }
 
 /*
@@ -508,16 +133,16 @@ static int ppoll_deferred(struct pollfd *fds, nfds_t n,
 	r = real.ppoll(fds, n, &zero, mask);
 	if (r)
 		return r;
-	if (wait_begin(&d, W_MONOTONIC,
-		       add_sat(now_ns(CLOCK_MONOTONIC), ts_to_ns(ts)), bound))
+	if (dtfd_wait_begin(&d, W_MONOTONIC,
+		       dtfd_add_sat(dtfd_now_ns(CLOCK_MONOTONIC), dtfd_ts_ns(ts)), bound))
 		goto exact;
 	memcpy(copy, fds, n * sizeof(*fds));
 	copy[n] = (struct pollfd){ .fd = d.w->fd, .events = POLLIN };
-	win = wait_window(&d);
+	win = dtfd_wait_window(&d);
 	r = real.ppoll(copy, n + 1, &win, mask);
 	err = errno;
 	fired = r > 0 && copy[n].revents;
-	wait_end(&d, fired);
+	dtfd_wait_end(&d, fired);
 	if (r < 0 && err == EINVAL)	/* one descriptor over the limit */
 		goto exact;
 	if (r < 0) {
@@ -526,10 +151,10 @@ static int ppoll_deferred(struct pollfd *fds, nfds_t n,
 	}
 	for (i = 0; i < n; i++)
 		fds[i].revents = copy[i].revents;
-	if (r - fired > 0 || wait_due(&d))
+	if (r - fired > 0 || dtfd_wait_due(&d))
 		return r - fired;
 	/* before the deadline with nothing ready: the rest, exactly */
-	win = wait_left(&d);
+	win = dtfd_wait_left(&d);
 	return real.ppoll(fds, n, &win, mask);
 exact:
 	return ms >= 0 ? real.poll(fds, n, ms) : real.ppoll(fds, n, ts, mask);
@@ -539,7 +164,7 @@ DTFD_API int poll(struct pollfd *fds, nfds_t n, int timeout)
 {
 	struct timespec ts = { timeout / 1000, timeout % 1000 * 1000000L };
 
-	if (timeout <= 0 || !dtfd_pol_waits)
+	if (timeout <= 0 || !dtfd_policy_bounded())
 		return real.poll(fds, n, timeout);
 	return ppoll_deferred(fds, n, &ts, NULL, timeout);
 }
@@ -550,7 +175,7 @@ DTFD_API int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 {
 	struct timespec t;
 
-	if (!ts || !dtfd_pol_waits || !dtfd_user_ok(ts, sizeof(*ts)))
+	if (!ts || !dtfd_policy_bounded() || !dtfd_user_ok(ts, sizeof(*ts)))
 		return real.ppoll(fds, n, ts, mask);
 	t = *ts;
 	return ppoll_deferred(fds, n, &t, mask, -1);
@@ -598,12 +223,12 @@ static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		memcpy(&set[i], user[i], bytes);
 		fds_trim(&set[i], nfds);
 	}
-	if (wait_begin(&d, W_MONOTONIC,
-		       add_sat(now_ns(CLOCK_MONOTONIC), ts_to_ns(ts)), bound))
+	if (dtfd_wait_begin(&d, W_MONOTONIC,
+		       dtfd_add_sat(dtfd_now_ns(CLOCK_MONOTONIC), dtfd_ts_ns(ts)), bound))
 		return -2;
 	fd = d.w->fd;
 	if (fd >= FD_SETSIZE) {
-		wait_end(&d, 0);
+		dtfd_wait_end(&d, 0);
 		return -2;
 	}
 	if (!rd) {
@@ -611,15 +236,15 @@ static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		arg[0] = &set[0];
 	}
 	FD_SET(fd, &set[0]);
-	win = wait_window(&d);
+	win = dtfd_wait_window(&d);
 	r = real.pselect(fd >= nfds ? fd + 1 : nfds, arg[0], arg[1], arg[2],
 			 &win, mask);
 	err = errno;
 	fired = r > 0 && FD_ISSET(fd, &set[0]);
-	wait_end(&d, fired);
-	if (r >= 0 && r - fired == 0 && !wait_due(&d)) {
+	dtfd_wait_end(&d, fired);
+	if (r >= 0 && r - fired == 0 && !dtfd_wait_due(&d)) {
 		/* before the deadline with nothing ready: the rest, exactly */
-		win = wait_left(&d);
+		win = dtfd_wait_left(&d);
 		r = real.pselect(nfds, rd, wr, ex, &win, mask);
 		err = errno;
 	} else if (r >= 0) {
@@ -630,7 +255,7 @@ static int pselect_deferred(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 		r -= fired;
 	}
 	if (left)
-		*left = fired ? ns_to_ts(0) : wait_left(&d);
+		*left = fired ? dtfd_ns_ts(0) : dtfd_wait_left(&d);
 	errno = err;
 	return r;
 }
@@ -642,7 +267,7 @@ DTFD_API int pselect(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	struct timespec t;
 	int r;
 
-	if (!ts || !dtfd_pol_waits || !dtfd_user_ok(ts, sizeof(*ts)))
+	if (!ts || !dtfd_policy_bounded() || !dtfd_user_ok(ts, sizeof(*ts)))
 		return real.pselect(nfds, rd, wr, ex, ts, mask);
 	t = *ts;
 	r = pselect_deferred(nfds, rd, wr, ex, &t, mask, NULL);
@@ -656,7 +281,7 @@ DTFD_API int select(int nfds, fd_set *rd, fd_set *wr, fd_set *ex,
 	struct timespec t, left;
 	int r;
 
-	if (!tv || !dtfd_pol_waits || !dtfd_user_ok(tv, sizeof(*tv)) ||
+	if (!tv || !dtfd_policy_bounded() || !dtfd_user_ok(tv, sizeof(*tv)) ||
 	    tv->tv_sec < 0 || tv->tv_usec < 0 || tv->tv_usec >= 1000000)
 		return real.select(nfds, rd, wr, ex, tv);
 	t.tv_sec = tv->tv_sec;
@@ -690,23 +315,23 @@ static int epoll_deferred(int epfd, struct epoll_event *ev, int max,
 	r = real.epoll_pwait(epfd, ev, max, 0, mask);
 	if (r)
 		return r;
-	if (wait_begin(&d, W_MONOTONIC,
-		       add_sat(now_ns(CLOCK_MONOTONIC), ts_to_ns(ts)), bound))
+	if (dtfd_wait_begin(&d, W_MONOTONIC,
+		       dtfd_add_sat(dtfd_now_ns(CLOCK_MONOTONIC), dtfd_ts_ns(ts)), bound))
 		goto exact;
 	pfd[1] = (struct pollfd){ .fd = d.w->fd, .events = POLLIN };
 	do {
-		win = wait_window(&d);
+		win = dtfd_wait_window(&d);
 		r = real.ppoll(pfd, 2, &win, mask);
 		if (r > 0 && pfd[0].revents)
 			r = real.epoll_pwait(epfd, ev, max, 0, NULL);
 		else if (r > 0)
 			r = 0;		/* our timer alone */
-	} while (r == 0 && !pfd[1].revents && !wait_due(&d));
+	} while (r == 0 && !pfd[1].revents && !dtfd_wait_due(&d));
 	err = errno;
-	wait_end(&d, pfd[1].revents);
-	if (r == 0 && !wait_due(&d)) {
+	dtfd_wait_end(&d, pfd[1].revents);
+	if (r == 0 && !dtfd_wait_due(&d)) {
 		/* before the deadline with nothing ready: the rest, exactly */
-		win = wait_left(&d);
+		win = dtfd_wait_left(&d);
 		return real.epoll_pwait2(epfd, ev, max, &win, mask);
 	}
 	errno = err;
@@ -721,7 +346,7 @@ static int epoll_ms(int epfd, struct epoll_event *ev, int max, int timeout,
 {
 	struct timespec ts = { timeout / 1000, timeout % 1000 * 1000000L };
 
-	if (timeout <= 0 || !dtfd_pol_waits)
+	if (timeout <= 0 || !dtfd_policy_bounded())
 		return real.epoll_pwait(epfd, ev, max, timeout, mask);
 	return epoll_deferred(epfd, ev, max, &ts, mask, timeout);
 }
@@ -743,7 +368,7 @@ DTFD_API int epoll_pwait2(int epfd, struct epoll_event *ev, int max,
 {
 	struct timespec t;
 
-	if (!ts || !dtfd_pol_waits || !dtfd_user_ok(ts, sizeof(*ts)))
+	if (!ts || !dtfd_policy_bounded() || !dtfd_user_ok(ts, sizeof(*ts)))
 		return real.epoll_pwait2(epfd, ev, max, ts, mask);
 	t = *ts;
 	return epoll_deferred(epfd, ev, max, &t, mask, -1);
@@ -768,35 +393,35 @@ DTFD_API int clock_nanosleep(clockid_t clk, int flags,
 	struct deadline d;
 	struct pollfd pfd;
 
-	i = waiter_index(!abs && clk == CLOCK_REALTIME ? CLOCK_MONOTONIC : clk);
-	if (!dtfd_pol_waits || i < 0 || waiter_index(clk) < 0 ||
+	i = dtfd_wait_index(!abs && clk == CLOCK_REALTIME ? CLOCK_MONOTONIC : clk);
+	if (!dtfd_policy_bounded() || i < 0 || dtfd_wait_index(clk) < 0 ||
 	    (flags & ~TIMER_ABSTIME) || !dtfd_user_ok(req, sizeof(*req)))
 		return real.clock_nanosleep(clk, flags, req, rem);
 	t = *req;
-	if (!ts_valid(&t))
+	if (!dtfd_ts_valid(&t))
 		return real.clock_nanosleep(clk, flags, req, rem);
-	now = now_ns(w_clock[i]);
-	at = abs ? ts_to_ns(&t) : add_sat(now, ts_to_ns(&t));
+	now = dtfd_now_ns(dtfd_wait_clock(i));
+	at = abs ? dtfd_ts_ns(&t) : dtfd_add_sat(now, dtfd_ts_ns(&t));
 	if (at <= now || !dtfd_policy(at - now, &bound) ||
-	    wait_begin(&d, i, at, bound))
+	    dtfd_wait_begin(&d, i, at, bound))
 		return real.clock_nanosleep(clk, flags, req, rem);
 	pfd = (struct pollfd){ .fd = d.w->fd, .events = POLLIN };
-	win = wait_window(&d);
+	win = dtfd_wait_window(&d);
 	r = real.ppoll(&pfd, 1, &win, NULL);
 	r = r < 0 ? errno : 0;
 	errno = err;		/* it reports in its return value, not errno */
 	fired = !r && pfd.revents;
-	wait_end(&d, fired);
-	if (!r && !wait_due(&d)) {
+	dtfd_wait_end(&d, fired);
+	if (!r && !dtfd_wait_due(&d)) {
 		/* woken before the deadline: the rest, exactly */
-		win = ns_to_ts(d.at);
+		win = dtfd_ns_ts(d.at);
 		r = real.clock_nanosleep(d.clk, TIMER_ABSTIME, &win, NULL);
 	}
 	if (r != EINTR || !rem || abs)
 		return r;
 	if (!dtfd_user_ok(rem, sizeof(*rem)))
 		return EFAULT;
-	*rem = wait_left(&d);
+	*rem = dtfd_wait_left(&d);
 	return EINTR;
 }
 
