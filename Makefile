@@ -35,6 +35,8 @@
 #                        fail_usercopy): timerfd's errnos, no leak (debug kernel)
 #   make check-kcsan     races, stress and deferrable on a KCSAN kernel: no
 #                        data race in the module (the kernel's own listed)
+#   make check-lockstat  the scale benchmark on a CONFIG_LOCK_STAT kernel, 4
+#                        vCPUs: contentions per acquisition of each lock
 #   make check-coverage  gcov of module/ over the suite, stress, races, faults:
 #                        >= 95 % of lines, the rest in vm/coverage-exempt
 #   make check-nohz      stress, then timers on CPU 0 must not interrupt a
@@ -92,7 +94,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man install-tools \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
-	check-faults check-kcsan check-coverage check-nohz \
+	check-faults check-kcsan check-lockstat check-coverage check-nohz \
 	check-all clean clean-module help
 
 PREFIX ?= /usr/local
@@ -229,6 +231,10 @@ check-faults: deps
 check-kcsan: deps
 	$(MAKE) userlib tests
 	vm/check-kcsan
+
+check-lockstat: deps
+	$(MAKE) userlib
+	vm/check-lockstat
 
 check-coverage: deps
 	$(MAKE) userlib tests
