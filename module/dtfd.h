@@ -238,9 +238,9 @@ int dtfd_valid_clock(int clockid);
 struct dtfd_ctx *dtfd_timer_new(int clockid);
 void dtfd_timer_free(struct dtfd_ctx *ctx);
 const struct dtfd_source *dtfd_source_for(int clockid, unsigned int flags);
-int dtfd_settime(struct dtfd_ctx *ctx, unsigned int flags,
-		 const struct itimerspec64 *new, struct itimerspec64 *old);
-void dtfd_gettime(struct dtfd_ctx *ctx, struct itimerspec64 *cur);
+int dtfd_timer_settime(struct dtfd_ctx *ctx, unsigned int flags,
+		       const struct itimerspec64 *new, struct itimerspec64 *old);
+void dtfd_timer_gettime(struct dtfd_ctx *ctx, struct itimerspec64 *cur);
 ssize_t dtfd_read_ticks(struct dtfd_ctx *ctx, bool nonblock, u64 *ticks);
 bool dtfd_readable(struct dtfd_ctx *ctx);
 int dtfd_set_ticks(struct dtfd_ctx *ctx, u64 ticks);

@@ -70,7 +70,7 @@ static long dtfd_ioctl_settime(struct dtfd_ctx *ctx, void __user *argp,
 	if ((arg.flags & ~DTFD_SETTIME_FLAGS) || !itimerspec64_valid(&new))
 		return -EINVAL;
 
-	ret = dtfd_settime(ctx, arg.flags, &new, &old);
+	ret = dtfd_timer_settime(ctx, arg.flags, &new, &old);
 	if (ret)
 		return ret;
 	if (arg.old_value &&
@@ -85,7 +85,7 @@ static long dtfd_ioctl_gettime(struct dtfd_ctx *ctx, void __user *argp,
 {
 	struct itimerspec64 cur;
 
-	dtfd_gettime(ctx, &cur);
+	dtfd_timer_gettime(ctx, &cur);
 	return dtfd_put_its(&cur, argp, its32) ? -EFAULT : 0;
 }
 

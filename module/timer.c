@@ -439,8 +439,8 @@ static int dtfd_settime_locked(struct dtfd_ctx *ctx,
  * machine, so it cannot be deferrable (no source serves that), and it
  * needs CAP_WAKE_ALARM here too, since descriptors travel.
  */
-int dtfd_settime(struct dtfd_ctx *ctx, unsigned int flags,
-		 const struct itimerspec64 *new, struct itimerspec64 *old)
+int dtfd_timer_settime(struct dtfd_ctx *ctx, unsigned int flags,
+		       const struct itimerspec64 *new, struct itimerspec64 *old)
 {
 	const struct dtfd_source *src = dtfd_source_for(ctx->clockid, flags);
 	int ret;
@@ -460,7 +460,7 @@ int dtfd_settime(struct dtfd_ctx *ctx, unsigned int flags,
  * timerfd_gettime(2), into @cur: one clock read, for the lazy source, the
  * periodic re-arm and the remaining time alike.
  */
-void dtfd_gettime(struct dtfd_ctx *ctx, struct itimerspec64 *cur)
+void dtfd_timer_gettime(struct dtfd_ctx *ctx, struct itimerspec64 *cur)
 {
 	ktime_t now;
 
