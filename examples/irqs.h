@@ -113,6 +113,28 @@ struct irq_counts {
 #define IRQ_IDLE_EVENT	IRQ_TRACEFS "/events/power/cpu_idle/"
 #define IRQ_IDLE_HIST	"hist:keys=cpu_id:vals=hitcount if state == 4294967295"
 
+/*
+ * Whether the trigger is there already (another reader's, or the test
+ * guest's init, which sets it at boot): then nobody writes the trigger
+ * file again.  Each write parses a trigger and may enable and disable
+ * the event, and enabling an event patches kernel text while the other
+ * CPUs run it; a TCG guest was seen to crash there once ("Oops: int3").
+ */
+static inline int idle_exits_there(void)
+{
+	char line[512];
+	FILE *f = fopen(IRQ_IDLE_EVENT "trigger", "re");
+	int there = 0;
+
+	if (!f)
+		return 0;
+	while (!there && fgets(line, sizeof(line), f))
+		there = !strncmp(line, "hist:keys=cpu_id:vals=hitcount", 30) &&
+			strstr(line, "4294967295");
+	fclose(f);
+	return there;
+}
+
 static inline int idle_exits_read(unsigned long long *exits, int max)
 {
 	static int armed;	/* 1: the trigger is there; -1: no tracing */
@@ -121,10 +143,10 @@ static inline int idle_exits_read(unsigned long long *exits, int max)
 	int n = -1;
 
 	if (!armed) {
-		f = fopen(IRQ_IDLE_EVENT "trigger", "we");
-		armed = -1;
+		armed = idle_exits_there() ? 1 : -1;
+		f = armed < 0 ? fopen(IRQ_IDLE_EVENT "trigger", "we") : NULL;
 		if (f) {
-			/* EEXIST: another reader put it there */
+			/* EEXIST: another reader put it there meanwhile */
 			if (fputs(IRQ_IDLE_HIST "\n", f) >= 0 &&
 			    (!fclose(f) || errno == EEXIST))
 				armed = 1;

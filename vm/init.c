@@ -64,6 +64,7 @@
  */
 #include "splat.h"
 #include "util.h"	/* tests/util.c: h_write_file() */
+#include "../examples/irqs.h"	/* idle_exits_read() */
 
 static int console_fd = -1;
 static int verdict_fd = -1;
@@ -147,6 +148,23 @@ static void setup_fs(void)
 			    strerror(errno));
 	}
 	chmod("/tmp", 01777);
+}
+
+/*
+ * The count of exits from idle (examples/irqs.h), armed once at boot for
+ * the whole run, before any test: enabling a trace event patches kernel
+ * text (text_poke_bp) while the other vCPUs run it, and a TCG guest
+ * crashed once with a test doing so ("Oops: int3" in ttwu_do_activate, at
+ * the sched_wakeup tracepoint that comm recording hooks).  Without comm
+ * and tgid recording, enabling an event hooks nothing else.
+ */
+static void arm_idle_count(void)
+{
+	unsigned long long exits[IRQ_MAXCPU];
+
+	h_write_file(IRQ_TRACEFS "/options/record-cmd", "0");
+	h_write_file(IRQ_TRACEFS "/options/record-tgid", "0");
+	idle_exits_read(exits, IRQ_MAXCPU);
 }
 
 /* The kernel gives PID 1 /dev/console when the initramfs has the node. */
@@ -501,6 +519,7 @@ int main(void)
 
 	setup_console();
 	setup_fs();
+	arm_idle_count();
 	/* From here on every kernel message reaches the console log. */
 	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 8);
 	banner();
