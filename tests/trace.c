@@ -138,7 +138,7 @@ static int obs_equal(const struct h_obs *a, const struct h_obs *b)
 
 /* The differential check: 0 when @b's trace matches native's @a. */
 int compare(const struct h_run *a, const struct h_run *b,
-		   const char *bname)
+	    const char *bname)
 {
 	int n = a->nobs > b->nobs ? a->nobs : b->nobs;
 	int i, bad = 0;

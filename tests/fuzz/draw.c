@@ -52,7 +52,7 @@ enum ptr_kind pick_kind(struct thr *t, unsigned int good_per_1000)
  * non-canonical.
  */
 uint64_t make_ptr_w(struct thr *t, enum ptr_kind k, size_t off,
-			   size_t size, void **w, int wide)
+		    size_t size, void **w, int wide)
 {
 	unsigned char *p;
 	size_t cut;
@@ -94,14 +94,14 @@ uint64_t make_ptr_w(struct thr *t, enum ptr_kind k, size_t off,
 }
 
 uint64_t make_ptr(struct thr *t, enum ptr_kind k, size_t off,
-			 size_t size, void **w)
+		  size_t size, void **w)
 {
 	return make_ptr_w(t, k, off, size, w, 0);
 }
 
 /* what the straddle pointer's mapped bytes hold: the start of @src */
 void fill_straddle(struct thr *t, uint64_t p, const void *src,
-			  size_t size)
+		   size_t size)
 {
 	unsigned char *q = (unsigned char *)(uintptr_t)p;
 	size_t n = (size_t)(none_page(t) - q);
