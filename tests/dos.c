@@ -135,58 +135,61 @@ static long long resolution(void)
 	return h_ts_ns(&res) > 0 ? h_ts_ns(&res) : 1;
 }
 
-/*
- * @deferrable: 0 strict, 1 deferrable (every other one bounded by
- * max_defer_ns = 1 us).
- */
-static void flood(int deferrable)
+/* the flood's timers, when each was armed and first read, its first count */
+static struct {
+	int fds[NTIMERS];
+	long long armed_lo[NTIMERS], armed_hi[NTIMERS];
+	long long read_lo[NTIMERS], read_hi[NTIMERS];
+	uint64_t first[NTIMERS];
+} fl;
+
+/* NTIMERS timers at a period of 1 ns, after the watchdog alone */
+static void flood_arm(int deferrable, struct wd *wd)
 {
-	static int fds[NTIMERS];
-	static long long armed_lo[NTIMERS], armed_hi[NTIMERS];
-	static long long read_lo[NTIMERS], read_hi[NTIMERS];
-	static uint64_t first[NTIMERS];
 	struct itimerspec its = h_its(1, 1);
-	long long res = resolution(), t0, t1, wall, proc;
-	unsigned long long fired = 0, max_del = 0, bad_count = 0;
-	unsigned long long bad_sum = 0, bad_its = 0, min_count = UINT64_MAX;
+	int i;
+
+	/* the watchdog alone first: what this machine does on a good day */
+	wd_start(wd);
+	h_sleep_ns(SEC(1));
+	wd_stop(wd, "without timers");
+
+	for (i = 0; i < NTIMERS; i++) {
+		fl.fds[i] = dtimerfd_create(CLOCK_MONOTONIC,
+					    DTFD_NONBLOCK | DTFD_CLOEXEC);
+		ASSERT_OK(fl.fds[i]);
+		if (deferrable && i % 2)
+			ASSERT_OK(dtimerfd_set_tolerance(fl.fds[i], 0, 1000));
+	}
+
+	wd_start(wd);
+	for (i = 0; i < NTIMERS; i++) {
+		fl.armed_lo[i] = h_now(CLOCK_MONOTONIC);
+		ASSERT_OK(dtimerfd_settime(fl.fds[i], deferrable ?
+					   DTFD_TIMER_DEFERRABLE : 0, &its,
+					   NULL));
+		fl.armed_hi[i] = h_now(CLOCK_MONOTONIC);
+	}
+}
+
+/*
+ * Nobody reads: each timer fires once and stays quiet, and neither the
+ * process nor the machine is kept busy, nor the watchdog late.
+ */
+static void flood_idle(int deferrable, struct wd *wd)
+{
+	unsigned long long fired = 0, max_del = 0;
+	long long t0, t1, wall, proc;
 	struct cpu c0, c1;
-	struct wd wd;
 	double busy;
 	int i;
 
-	raise_nofile();
-	h_diag("%d %s timers, period 1 ns (resolution %lld ns), %lld s idle",
-	       NTIMERS, deferrable ? "deferrable" : "strict", res, seconds);
-
-	/* the watchdog alone first: what this machine does on a good day */
-	wd_start(&wd);
-	h_sleep_ns(SEC(1));
-	wd_stop(&wd, "without timers");
-
-	for (i = 0; i < NTIMERS; i++) {
-		fds[i] = dtimerfd_create(CLOCK_MONOTONIC,
-					 DTFD_NONBLOCK | DTFD_CLOEXEC);
-		ASSERT_OK(fds[i]);
-		if (deferrable && i % 2)
-			ASSERT_OK(dtimerfd_set_tolerance(fds[i], 0, 1000));
-	}
-
-	wd_start(&wd);
-	for (i = 0; i < NTIMERS; i++) {
-		armed_lo[i] = h_now(CLOCK_MONOTONIC);
-		ASSERT_OK(dtimerfd_settime(fds[i], deferrable ?
-					   DTFD_TIMER_DEFERRABLE : 0, &its,
-					   NULL));
-		armed_hi[i] = h_now(CLOCK_MONOTONIC);
-	}
-
-	/* nobody reads: each timer fires once and stays quiet */
 	cpu_sample(&c0);
 	t0 = h_now(CLOCK_MONOTONIC);
 	h_sleep_ns(SEC(seconds));
 	t1 = h_now(CLOCK_MONOTONIC);
 	cpu_sample(&c1);
-	wd_stop(&wd, "with the timers");
+	wd_stop(wd, "with the timers");
 
 	wall = t1 - t0;
 	proc = c1.proc_ns - c0.proc_ns;
@@ -195,7 +198,7 @@ static void flood(int deferrable)
 	for (i = 0; i < NTIMERS; i++) {
 		struct dtfd_stats st;
 
-		ASSERT_OK(dtimerfd_get_stats(fds[i], &st));
+		ASSERT_OK(dtimerfd_get_stats(fl.fds[i], &st));
 		fired += st.deliveries;
 		if (st.deliveries > max_del)
 			max_del = st.deliveries;
@@ -216,30 +219,36 @@ static void flood(int deferrable)
 	EXPECTF(proc < wall / 4, "process CPU %.1f ms in %.1f s", proc / 1e6,
 		wall / 1e9);
 	EXPECTF(busy < 50.0, "machine %.1f%% busy", busy);
-	EXPECTF(wd.max_late < WD_MAX_LATE,
-		"watchdog %.1f ms late (bound %.0f ms)", wd.max_late / 1e6,
+	EXPECTF(wd->max_late < WD_MAX_LATE,
+		"watchdog %.1f ms late (bound %.0f ms)", wd->max_late / 1e6,
 		WD_MAX_LATE / 1e6);
+}
 
-	/* first read: every period since the arming, once */
+/* first read: every period since the arming, once (@res: the resolution) */
+static void flood_first_read(long long res)
+{
+	unsigned long long bad_count = 0, min_count = UINT64_MAX;
+	int i;
+
 	for (i = 0; i < NTIMERS; i++) {
 		long long lo, hi;
 
-		read_lo[i] = h_now(CLOCK_MONOTONIC);
-		if (h_read(fds[i], &first[i]) != 8) {
+		fl.read_lo[i] = h_now(CLOCK_MONOTONIC);
+		if (h_read(fl.fds[i], &fl.first[i]) != 8) {
 			h_fail(__FILE__, __LINE__, "read", "timer %d: %s", i,
 			       strerror(errno));
-			first[i] = 0;
+			fl.first[i] = 0;
 			continue;
 		}
-		read_hi[i] = h_now(CLOCK_MONOTONIC);
-		lo = (read_lo[i] - armed_hi[i]) / res - 2;
-		hi = (read_hi[i] - armed_lo[i]) / res + 2;
-		if (first[i] < min_count)
-			min_count = first[i];
-		if ((long long)first[i] < lo || (long long)first[i] > hi) {
+		fl.read_hi[i] = h_now(CLOCK_MONOTONIC);
+		lo = (fl.read_lo[i] - fl.armed_hi[i]) / res - 2;
+		hi = (fl.read_hi[i] - fl.armed_lo[i]) / res + 2;
+		if (fl.first[i] < min_count)
+			min_count = fl.first[i];
+		if ((long long)fl.first[i] < lo || (long long)fl.first[i] > hi) {
 			if (bad_count++ < 5)
 				h_diag("timer %d: %llu periods, expected %lld..%lld",
-				       i, (unsigned long long)first[i], lo, hi);
+				       i, (unsigned long long)fl.first[i], lo, hi);
 		}
 	}
 	h_diag("first read: at least %llu periods a timer (2^32 = %llu)",
@@ -248,8 +257,14 @@ static void flood(int deferrable)
 		bad_count);
 	if (res == 1 && seconds >= 5)
 		EXPECTF(min_count > (1ULL << 32), "counts stay below 2^32");
+}
 
-	/* a while later: the periods since the first read, no more, no less */
+/* a while later: the periods since the first read, no more, no less */
+static void flood_second_read(long long res)
+{
+	unsigned long long bad_sum = 0, bad_its = 0;
+	int i;
+
 	h_sleep_ns(MS(300));
 	for (i = 0; i < NTIMERS; i++) {
 		struct itimerspec cur;
@@ -257,26 +272,26 @@ static void flood(int deferrable)
 		long long now_lo = h_now(CLOCK_MONOTONIC), now_hi;
 		long long lo, hi;
 
-		if (h_read(fds[i], &second) != 8) {
+		if (h_read(fl.fds[i], &second) != 8) {
 			h_fail(__FILE__, __LINE__, "read", "timer %d again: %s",
 			       i, strerror(errno));
 			continue;
 		}
 		now_hi = h_now(CLOCK_MONOTONIC);
-		lo = (now_lo - read_hi[i]) / res - 2;
-		hi = (now_hi - read_lo[i]) / res + 2;
+		lo = (now_lo - fl.read_hi[i]) / res - 2;
+		hi = (now_hi - fl.read_lo[i]) / res + 2;
 		if ((long long)second < lo || (long long)second > hi) {
 			if (bad_sum++ < 5)
 				h_diag("timer %d: %llu more periods, expected %lld..%lld",
 				       i, (unsigned long long)second, lo, hi);
 		}
 		/* and the sum is the time since the arming */
-		lo = (now_lo - armed_hi[i]) / res - 4;
-		hi = (now_hi - armed_lo[i]) / res + 4;
-		if ((long long)(first[i] + second) < lo ||
-		    (long long)(first[i] + second) > hi)
+		lo = (now_lo - fl.armed_hi[i]) / res - 4;
+		hi = (now_hi - fl.armed_lo[i]) / res + 4;
+		if ((long long)(fl.first[i] + second) < lo ||
+		    (long long)(fl.first[i] + second) > hi)
 			bad_sum++;
-		if (dtimerfd_gettime(fds[i], &cur) ||
+		if (dtimerfd_gettime(fl.fds[i], &cur) ||
 		    h_its_interval(&cur) != 1 || cur.it_value.tv_sec != 0 ||
 		    cur.it_value.tv_nsec < 0 || cur.it_value.tv_nsec > res)
 			bad_its++;
@@ -284,9 +299,27 @@ static void flood(int deferrable)
 	EXPECTF(bad_sum == 0, "%llu timers whose reads do not add up", bad_sum);
 	EXPECTF(bad_its == 0, "%llu timers with a bad gettime after the reads",
 		bad_its);
+}
 
+/*
+ * @deferrable: 0 strict, 1 deferrable (every other one bounded by
+ * max_defer_ns = 1 us).
+ */
+static void flood(int deferrable)
+{
+	long long res = resolution();
+	struct wd wd;
+	int i;
+
+	raise_nofile();
+	h_diag("%d %s timers, period 1 ns (resolution %lld ns), %lld s idle",
+	       NTIMERS, deferrable ? "deferrable" : "strict", res, seconds);
+	flood_arm(deferrable, &wd);
+	flood_idle(deferrable, &wd);
+	flood_first_read(res);
+	flood_second_read(res);
 	for (i = 0; i < NTIMERS; i++)
-		close(fds[i]);
+		close(fl.fds[i]);
 }
 
 TEST(strict_1ns, T_DTFD_ONLY | T_NO_DEFER, 120)

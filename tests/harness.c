@@ -2,9 +2,9 @@
 /*
  * The TAP harness behind every test program: case registration, one
  * forked child per backend with a timeout, the shared-memory trace, the
- * differential comparison and the TAP output.  The helpers the bodies
- * share are in helpers.c (those that skip or fail a case) and util.c
- * (those the benchmark shares too).
+ * differential comparison and the TAP output.  The backends are in
+ * backends.c; the helpers the bodies share are in helpers.c (those that
+ * skip or fail a case) and util.c (those the benchmark shares too).
  */
 #include <sched.h>
 #include <signal.h>
@@ -14,190 +14,10 @@
 #include <sys/wait.h>
 
 #include "harness.h"
-
-/* ---- backends ---- */
-
-static int fd_clockid(int fd)
-{
-	struct h_fdinfo fi;
-
-	return h_fdinfo(fd, &fi) || fi.nlines < 1 ? -1 : fi.clockid;
-}
-
-/*
- * DTFD_TIMER_DEFERRABLE added to every settime.  An alarm timer cannot be
- * deferrable (it exists to wake the machine): the module documents EINVAL
- * for that, which is checked here, and the call is then made without the
- * flag so the rest of the body still compares with native.
- */
-static int defer_settime(int fd, int flags, const struct itimerspec *nv,
-			 struct itimerspec *ov)
-{
-	/*
-	 * A test passing bit 3 means timerfd's unknown bit: PERCPU alone,
-	 * which is EINVAL as timerfd's answer is, not deferral per CPU.
-	 */
-	int r = dtimerfd_settime(fd, flags & DTFD_TIMER_PERCPU ? flags :
-				 flags | DTFD_TIMER_DEFERRABLE, nv, ov);
-	int c;
-
-	if (!r || errno != EINVAL)
-		return r;
-	c = fd_clockid(fd);
-	errno = EINVAL;
-	if (c != CLOCK_REALTIME_ALARM && c != CLOCK_BOOTTIME_ALARM)
-		return r;
-	return dtimerfd_settime(fd, flags, nv, ov);
-}
-
-/*
- * The native reference is the kernel's timerfd.  On x86_64 glibc's
- * wrappers are plain system calls; a 32-bit glibc with 32-bit time_t
- * converts struct itimerspec in user space, dereferencing the caller's
- * pointers (SIGSEGV instead of EFAULT), so there the legacy 32-bit system
- * calls are made directly, which is what the kernel itself answers.
- */
-static int native_settime(int fd, int flags, const struct itimerspec *nv,
-			  struct itimerspec *ov)
-{
-	if (sizeof(time_t) == 8)
-		return timerfd_settime(fd, flags, nv, ov);
-	return syscall(SYS_timerfd_settime, fd, flags, nv, ov);
-}
-
-static int native_gettime(int fd, struct itimerspec *cur)
-{
-	if (sizeof(time_t) == 8)
-		return timerfd_gettime(fd, cur);
-	return syscall(SYS_timerfd_gettime, fd, cur);
-}
-
-const struct tfd_ops native_ops = {
-	"native", BK_NATIVE, timerfd_create, native_settime, native_gettime,
-};
-const struct tfd_ops dtfd_ops = {
-	"dtimerfd", BK_DTFD, dtimerfd_create, dtimerfd_settime,
-	dtimerfd_gettime,
-};
-const struct tfd_ops defer_ops = {
-	"deferrable", BK_DEFER, dtimerfd_create, defer_settime,
-	dtimerfd_gettime,
-};
+#include "trace.h"
 
 const struct tfd_ops *h_ops;
 int h_slow = 1;
-
-/* ---- the trace, shared between a run's child and the parent ---- */
-
-enum obs_kind { OBS_RET, OBS_VAL, OBS_APPROX, OBS_STR };
-
-#define H_LABEL	72
-#define H_STR	120
-#define H_MAX_OBS 6000
-
-struct h_obs {
-	char label[H_LABEL];
-	int kind;
-	int err;
-	long long v;
-	long long tol;
-	char str[H_STR];
-};
-
-struct h_run {
-	int nobs;
-	int overflow;
-	int failed;
-	int skipped;
-	char skip_reason[160];
-	int clock_dirty;
-	long long mono0, real0;		/* reference for h_clock_restore */
-	struct h_obs obs[H_MAX_OBS];
-};
-
-static struct h_run *h_run;
-
-static struct h_run *run_alloc(void)
-{
-	void *p = mmap(NULL, sizeof(struct h_run), PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		printf("Bail out! mmap: %s\n", strerror(errno));
-		exit(1);
-	}
-	return p;
-}
-
-/*
- * Append an observation, labelled by fmt, to this run's record; past
- * H_MAX_OBS the run is marked overflowed instead (and fails).
- */
-static void obs_add(struct h_obs *o, const char *fmt, va_list ap)
-{
-	if (!h_run)
-		return;
-	if (h_run->nobs >= H_MAX_OBS) {
-		h_run->overflow = 1;
-		return;
-	}
-	vsnprintf(o->label, sizeof(o->label), fmt, ap);
-	h_run->obs[h_run->nobs++] = *o;
-}
-
-void h_rec_ret(long long ret, int err, const char *fmt, ...)
-{
-	struct h_obs o = { .kind = OBS_RET, .v = ret, .err = ret < 0 ? err : 0 };
-	va_list ap;
-
-	va_start(ap, fmt);
-	obs_add(&o, fmt, ap);
-	va_end(ap);
-}
-
-void h_rec_val(long long v, const char *fmt, ...)
-{
-	struct h_obs o = { .kind = OBS_VAL, .v = v };
-	va_list ap;
-
-	va_start(ap, fmt);
-	obs_add(&o, fmt, ap);
-	va_end(ap);
-}
-
-void h_rec_approx(long long v, long long tol, const char *fmt, ...)
-{
-	struct h_obs o = { .kind = OBS_APPROX, .v = v, .tol = tol };
-	va_list ap;
-
-	va_start(ap, fmt);
-	obs_add(&o, fmt, ap);
-	va_end(ap);
-}
-
-void h_rec_str(const char *s, const char *fmt, ...)
-{
-	struct h_obs o = { .kind = OBS_STR };
-	va_list ap;
-
-	snprintf(o.str, sizeof(o.str), "%s", s);
-	va_start(ap, fmt);
-	obs_add(&o, fmt, ap);
-	va_end(ap);
-}
-
-void h_rec_its(const struct itimerspec *its, long long tol,
-	       const char *fmt, ...)
-{
-	char label[H_LABEL];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(label, sizeof(label), fmt, ap);
-	va_end(ap);
-	h_rec_approx(h_its_value(its), tol, "%s it_value", label);
-	h_rec_val(h_its_interval(its), "%s it_interval", label);
-}
 
 /* ---- verdicts ---- */
 
@@ -264,7 +84,9 @@ void h_register(struct test_case *tc)
 {
 	struct test_case **p = &h_cases;
 
-	while (*p && (*p)->line < tc->line)
+	/* by unit, then by line */
+	while (*p && ((*p)->unit < tc->unit ||
+		      ((*p)->unit == tc->unit && (*p)->line < tc->line)))
 		p = &(*p)->next;
 	tc->next = *p;
 	*p = tc;
@@ -333,14 +155,79 @@ static void keepers_stop(void)
 	}
 }
 
+/*
+ * Wait for the child @pid of case @tc, sleeping on SIGCHLD (blocked in
+ * @chld) until its timeout; kill its process group past that, with a
+ * failed verdict in @v.  Its wait status, or -1.
+ */
+static int wait_child(const struct test_case *tc, pid_t pid,
+		      const sigset_t *chld, struct verdict *v)
+{
+	long long deadline;
+	struct timespec ts;
+	int status = 0;
+	pid_t w;
+
+	deadline = h_now(CLOCK_MONOTONIC) + SEC(tc->timeout) * h_slow;
+	for (;;) {
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			status = -1;
+			break;
+		}
+		if (h_now(CLOCK_MONOTONIC) > deadline) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			v->result = 1;
+			snprintf(v->reason, sizeof(v->reason),
+				 "timeout after %d s", tc->timeout * h_slow);
+			break;
+		}
+		ts = h_ns_ts(deadline - h_now(CLOCK_MONOTONIC) > 0 ?
+			     deadline - h_now(CLOCK_MONOTONIC) : 0);
+		sigtimedwait(chld, NULL, &ts);
+	}
+	return status;
+}
+
+/*
+ * The verdict of a child that ended in time with @status: killed, failed,
+ * skipped (exit 4 after h_skip()), another exit, or a trace overflow.
+ */
+static void judge_child(const struct h_run *run, int status,
+			struct verdict *v)
+{
+	if (WIFSIGNALED(status)) {
+		v->result = 1;
+		snprintf(v->reason, sizeof(v->reason), "killed by signal %d (%s)",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else if (run->failed) {
+		v->result = 1;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4 &&
+		   run->skipped) {
+		v->result = 4;
+		snprintf(v->reason, sizeof(v->reason), "%s", run->skip_reason);
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		v->result = 1;
+		snprintf(v->reason, sizeof(v->reason), "exit status %d",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	if (!v->result && run->overflow) {
+		v->result = 1;
+		snprintf(v->reason, sizeof(v->reason), "trace overflow");
+	}
+}
+
+/* One run of case @tc on backend @ops: its trace in @run, verdict in @v. */
 static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 		      struct h_run *run, struct verdict *v)
 {
 	sigset_t chld, oldmask;
-	long long deadline;
-	struct timespec ts;
-	int status = 0;
-	pid_t pid, w;
+	int status;
+	pid_t pid;
 
 	memset(run, 0, sizeof(*run));
 	run->real0 = h_now(CLOCK_REALTIME);
@@ -376,135 +263,14 @@ static void run_child(const struct test_case *tc, const struct tfd_ops *ops,
 	}
 	setpgid(pid, pid);
 
-	deadline = h_now(CLOCK_MONOTONIC) + SEC(tc->timeout) * h_slow;
-	for (;;) {
-		w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR) {
-			status = -1;
-			break;
-		}
-		if (h_now(CLOCK_MONOTONIC) > deadline) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			waitpid(pid, &status, 0);
-			v->result = 1;
-			snprintf(v->reason, sizeof(v->reason),
-				 "timeout after %d s", tc->timeout * h_slow);
-			break;
-		}
-		ts = h_ns_ts(deadline - h_now(CLOCK_MONOTONIC) > 0 ?
-			     deadline - h_now(CLOCK_MONOTONIC) : 0);
-		sigtimedwait(&chld, NULL, &ts);
-	}
+	status = wait_child(tc, pid, &chld, v);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	/* anything the body forked and left behind */
 	kill(-pid, SIGKILL);
 	if (run->clock_dirty)
 		restore_clock(run);
-	if (v->result)
-		return;
-
-	if (WIFSIGNALED(status)) {
-		v->result = 1;
-		snprintf(v->reason, sizeof(v->reason), "killed by signal %d (%s)",
-			 WTERMSIG(status), strsignal(WTERMSIG(status)));
-	} else if (run->failed) {
-		v->result = 1;
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 4 &&
-		   run->skipped) {
-		v->result = 4;
-		snprintf(v->reason, sizeof(v->reason), "%s", run->skip_reason);
-	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		v->result = 1;
-		snprintf(v->reason, sizeof(v->reason), "exit status %d",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-	}
-	if (!v->result && run->overflow) {
-		v->result = 1;
-		snprintf(v->reason, sizeof(v->reason), "trace overflow");
-	}
-}
-
-static void obs_show(const char *who, const struct h_obs *o)
-{
-	switch (o->kind) {
-	case OBS_RET:
-		if (o->v < 0)
-			printf("#   %-10s %lld, errno %s\n", who, o->v,
-			       strerrorname_np(o->err) ?: "?");
-		else
-			printf("#   %-10s %lld\n", who, o->v);
-		break;
-	case OBS_VAL:
-		printf("#   %-10s %lld\n", who, o->v);
-		break;
-	case OBS_APPROX:
-		printf("#   %-10s %lld (+-%lld)\n", who, o->v, o->tol);
-		break;
-	case OBS_STR:
-		printf("#   %-10s \"%s\"\n", who, o->str);
-		break;
-	}
-}
-
-static int obs_equal(const struct h_obs *a, const struct h_obs *b)
-{
-	long long tol, d;
-
-	if (a->kind != b->kind)
-		return 0;
-	switch (a->kind) {
-	case OBS_RET:
-		return a->v == b->v && (a->v >= 0 || a->err == b->err);
-	case OBS_VAL:
-		return a->v == b->v;
-	case OBS_APPROX:
-		tol = a->tol > b->tol ? a->tol : b->tol;
-		d = a->v - b->v;
-		return d <= tol && d >= -tol;
-	case OBS_STR:
-		return !strcmp(a->str, b->str);
-	}
-	return 0;
-}
-
-/* The differential check: 0 when @b's trace matches native's @a. */
-static int compare(const struct h_run *a, const struct h_run *b,
-		   const char *bname)
-{
-	int n = a->nobs > b->nobs ? a->nobs : b->nobs;
-	int i, bad = 0;
-
-	for (i = 0; i < n; i++) {
-		const struct h_obs *x = i < a->nobs ? &a->obs[i] : NULL;
-		const struct h_obs *y = i < b->nobs ? &b->obs[i] : NULL;
-
-		if (!x || !y) {
-			printf("# trace length differs: native %d steps, %s %d; first extra step: %s\n",
-			       a->nobs, bname, b->nobs,
-			       x ? x->label : y->label);
-			return 1;
-		}
-		if (strcmp(x->label, y->label)) {
-			printf("# traces diverge at step %d: native '%s', %s '%s'\n",
-			       i + 1, x->label, bname, y->label);
-			return 1;
-		}
-		if (!obs_equal(x, y)) {
-			if (bad < 10) {
-				printf("# differs at step %d '%s':\n", i + 1,
-				       x->label);
-				obs_show("native:", x);
-				obs_show(bname, y);
-			}
-			bad++;
-		}
-	}
-	if (bad > 10)
-		printf("# ... %d differences in all\n", bad);
-	return bad != 0;
+	if (!v->result)
+		judge_child(run, status, v);
 }
 
 /* ---- TAP ---- */
@@ -579,33 +345,34 @@ static void usage(const char *argv0)
 #define BIT_DTFD	2
 #define BIT_DEFER	4
 
-int h_main(int argc, char **argv)
-{
-	static const char *only[64];
-	int nonly = 0, backends = 0, list = 0, opt, planned = 0;
-	char dtfd_why[200] = "", defer_why[200] = "";
-	int have_dtfd, have_defer;
-	struct h_run *nrun, *drun;
-	struct test_case *tc;
-	const char *s;
+/* The command line: the cases asked for (none: all), backends, -l. */
+struct h_args {
+	const char *only[64];
+	int nonly, backends, list;
+};
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+/* Read the options into @a: -1, or the status to exit with. */
+static int parse_args(int argc, char **argv, struct h_args *a)
+{
+	const char *s;
+	int opt;
+
 	while ((opt = getopt(argc, argv, "lt:b:h")) != -1) {
 		switch (opt) {
 		case 'l':
-			list = 1;
+			a->list = 1;
 			break;
 		case 't':
-			if (nonly < (int)ARRAY_SIZE(only))
-				only[nonly++] = optarg;
+			if (a->nonly < (int)ARRAY_SIZE(a->only))
+				a->only[a->nonly++] = optarg;
 			break;
 		case 'b':
 			if (!strcmp(optarg, "native"))
-				backends |= BIT_NATIVE;
+				a->backends |= BIT_NATIVE;
 			else if (!strcmp(optarg, "dtimerfd"))
-				backends |= BIT_DTFD;
+				a->backends |= BIT_DTFD;
 			else if (!strcmp(optarg, "deferrable"))
-				backends |= BIT_DEFER;
+				a->backends |= BIT_DEFER;
 			else {
 				usage(argv[0]);
 				return 1;
@@ -616,106 +383,162 @@ int h_main(int argc, char **argv)
 			return opt == 'h' ? 0 : 1;
 		}
 	}
-	if (!backends)
-		backends = BIT_NATIVE | BIT_DTFD | BIT_DEFER;
+	if (!a->backends)
+		a->backends = BIT_NATIVE | BIT_DTFD | BIT_DEFER;
 	s = getenv("DTFD_TEST_SLOW");
 	if (s && atoi(s) > 0)
 		h_slow = atoi(s);
+	return -1;
+}
+
+/*
+ * Deselect (timeout -1) the cases not asked for; list the others with
+ * -l, else count the runs they plan.
+ */
+static int plan_cases(const struct h_args *a)
+{
+	struct test_case *tc;
+	int planned = 0;
 
 	for (tc = h_cases; tc; tc = tc->next) {
-		int i, sel = !nonly;
+		int i, sel = !a->nonly;
 
-		for (i = 0; i < nonly; i++)
-			if (!strcmp(only[i], tc->name))
+		for (i = 0; i < a->nonly; i++)
+			if (!strcmp(a->only[i], tc->name))
 				sel = 1;
 		if (!sel) {
 			tc->timeout = -1;	/* deselected */
 			continue;
 		}
-		if (list) {
+		if (a->list) {
 			printf("%s%s%s\n", tc->name,
 			       tc->flags & T_DTFD_ONLY ? " (dtimerfd only)" : "",
 			       tc->flags & T_NO_DEFER ? " (no deferrable)" : "");
 			continue;
 		}
-		if (!(tc->flags & T_DTFD_ONLY) && (backends & BIT_NATIVE))
+		if (!(tc->flags & T_DTFD_ONLY) && (a->backends & BIT_NATIVE))
 			planned++;
-		if (backends & BIT_DTFD)
+		if (a->backends & BIT_DTFD)
 			planned++;
-		if (!(tc->flags & T_NO_DEFER) && (backends & BIT_DEFER))
+		if (!(tc->flags & T_NO_DEFER) && (a->backends & BIT_DEFER))
 			planned++;
 	}
-	if (list)
+	return planned;
+}
+
+/* Whether dtimerfd (0) and its deferrable backend (1) run here, and why not. */
+static struct {
+	int have;
+	char why[200];
+} avail[2];
+
+static void probe_backends(void)
+{
+	avail[0].have = probe_dtfd(avail[0].why, sizeof(avail[0].why));
+	avail[1].have = avail[0].have &&
+			probe_defer(avail[1].why, sizeof(avail[1].why));
+	if (!avail[0].have)
+		snprintf(avail[1].why, sizeof(avail[1].why), "%s", avail[0].why);
+}
+
+/* The runs of a case: native's and its trace, the other backend's. */
+struct h_runs {
+	struct h_run *nrun, *drun;
+	struct verdict nv;
+	int native_ran;
+};
+
+/*
+ * Case @tc on dtimerfd (@b 0) or the deferrable backend (@b 1): skipped
+ * where the backend is missing or native skipped, else run and, unless
+ * the case says not to, compared with native's trace.
+ */
+static void run_backend(const struct test_case *tc, int b,
+			struct h_runs *r)
+{
+	const struct tfd_ops *ops = b ? &defer_ops : &dtfd_ops;
+	struct verdict v;
+
+	if (!avail[b].have) {
+		tap(4, tc->name, ops->name, avail[b].why);
+		return;
+	}
+	if (r->native_ran && r->nv.result == 4 &&
+	    !(tc->flags & T_NATIVE_MAY_SKIP)) {
+		char why[220];
+
+		snprintf(why, sizeof(why), "native: %s", r->nv.reason);
+		tap(4, tc->name, ops->name, why);
+		return;
+	}
+	if (b)
+		keepers_start();
+	run_child(tc, ops, r->drun, &v);
+	if (b)
+		keepers_stop();
+	if (v.result != 4 && r->native_ran && r->nv.result != 4 &&
+	    !(tc->flags & T_NO_COMPARE) &&
+	    compare(r->nrun, r->drun, ops->name)) {
+		v.result = 1;
+		if (!v.reason[0])
+			snprintf(v.reason, sizeof(v.reason),
+				 "differs from native timerfd");
+	}
+	tap(v.result, tc->name, ops->name, v.reason);
+}
+
+/* Case @tc on every backend asked for: native first, the reference. */
+static void run_case(const struct test_case *tc, int backends,
+		     struct h_runs *r)
+{
+	r->nv = (struct verdict){ 4, "not run" };
+	r->native_ran = 0;
+	if (!(tc->flags & T_DTFD_ONLY) &&
+	    (backends & (BIT_NATIVE | BIT_DTFD | BIT_DEFER))) {
+		run_child(tc, &native_ops, r->nrun, &r->nv);
+		r->native_ran = 1;
+		if (backends & BIT_NATIVE)
+			tap(r->nv.result, tc->name, "native", r->nv.reason);
+	}
+	for (int b = 0; b < 2; b++) {
+		if (!(backends & (b ? BIT_DEFER : BIT_DTFD)))
+			continue;
+		if (b && (tc->flags & T_NO_DEFER))
+			continue;
+		run_backend(tc, b, r);
+	}
+}
+
+int h_main(int argc, char **argv)
+{
+	struct h_args a = { .nonly = 0 };
+	struct test_case *tc;
+	struct h_runs r;
+	int planned, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	rc = parse_args(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
+	planned = plan_cases(&a);
+	if (a.list)
 		return 0;
 
-	have_dtfd = probe_dtfd(dtfd_why, sizeof(dtfd_why));
-	have_defer = have_dtfd && probe_defer(defer_why, sizeof(defer_why));
-	if (!have_dtfd)
-		snprintf(defer_why, sizeof(defer_why), "%s", dtfd_why);
-
+	probe_backends();
 	/* as kselftest: no version line when nested under a TAP runner */
 	if (!getenv("KSFT_TAP_LEVEL"))
 		printf("TAP version 13\n");
 	printf("1..%d\n", planned);
-	if (!have_dtfd)
-		printf("# %s\n", dtfd_why);
-	else if (!have_defer)
-		printf("# %s\n", defer_why);
+	if (!avail[0].have)
+		printf("# %s\n", avail[0].why);
+	else if (!avail[1].have)
+		printf("# %s\n", avail[1].why);
 
-	nrun = run_alloc();
-	drun = run_alloc();
-
-	for (tc = h_cases; tc; tc = tc->next) {
-		struct verdict nv = { 4, "not run" }, v;
-		int native_ran = 0;
-
-		if (tc->timeout < 0)
-			continue;
-		if (!(tc->flags & T_DTFD_ONLY) &&
-		    (backends & (BIT_NATIVE | BIT_DTFD | BIT_DEFER))) {
-			run_child(tc, &native_ops, nrun, &nv);
-			native_ran = 1;
-			if (backends & BIT_NATIVE)
-				tap(nv.result, tc->name, "native", nv.reason);
-		}
-
-		for (int b = 0; b < 2; b++) {
-			const struct tfd_ops *ops = b ? &defer_ops : &dtfd_ops;
-			int avail = b ? have_defer : have_dtfd;
-			const char *why = b ? defer_why : dtfd_why;
-
-			if (!(backends & (b ? BIT_DEFER : BIT_DTFD)))
-				continue;
-			if (b && (tc->flags & T_NO_DEFER))
-				continue;
-			if (!avail) {
-				tap(4, tc->name, ops->name, why);
-				continue;
-			}
-			if (native_ran && nv.result == 4 &&
-			    !(tc->flags & T_NATIVE_MAY_SKIP)) {
-				char r[220];
-
-				snprintf(r, sizeof(r), "native: %s", nv.reason);
-				tap(4, tc->name, ops->name, r);
-				continue;
-			}
-			if (b)
-				keepers_start();
-			run_child(tc, ops, drun, &v);
-			if (b)
-				keepers_stop();
-			if (v.result != 4 && native_ran && nv.result != 4 &&
-			    !(tc->flags & T_NO_COMPARE) &&
-			    compare(nrun, drun, ops->name)) {
-				v.result = 1;
-				if (!v.reason[0])
-					snprintf(v.reason, sizeof(v.reason),
-						 "differs from native timerfd");
-			}
-			tap(v.result, tc->name, ops->name, v.reason);
-		}
-	}
+	r.nrun = run_alloc();
+	r.drun = run_alloc();
+	for (tc = h_cases; tc; tc = tc->next)
+		if (tc->timeout >= 0)
+			run_case(tc, a.backends, &r);
 
 	if (tap_n != planned)
 		printf("# Planned tests != run tests (%d != %d)\n", planned,

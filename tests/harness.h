@@ -80,6 +80,7 @@ struct test_case {
 	unsigned int flags;
 	int timeout;		/* seconds, per backend run */
 	int line;
+	int unit;		/* TEST_UNIT of its file */
 	struct test_case *next;
 };
 
@@ -88,12 +89,19 @@ int h_main(int argc, char **argv);
 
 /*
  * TEST(name, flags, timeout_seconds) { body using ops }
- * Cases run in the order they appear in the file.
+ * Cases run in the order they appear in the file.  In a program of
+ * several files (NAME.c and the units in NAME/, tests/Makefile), each
+ * unit with cases defines TEST_UNIT before this header: 1, 2, ... in the
+ * order its cases run after NAME.c's (TEST_UNIT 0).
  */
+#ifndef TEST_UNIT
+#define TEST_UNIT	0
+#endif
+
 #define TEST(fname, fl, tmo)						\
 	static void fname(const struct tfd_ops *ops);			\
 	static struct test_case fname##_case = {			\
-		#fname, fname, (fl), (tmo), __LINE__, NULL };		\
+		#fname, fname, (fl), (tmo), __LINE__, TEST_UNIT, NULL };	\
 	__attribute__((constructor)) static void fname##_reg(void)	\
 	{								\
 		h_register(&fname##_case);				\

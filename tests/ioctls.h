@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Every ioctl of <linux/dtimerfd.h>, listed once for the tests and the
- * benchmark: fuzz.c draws its calls and checks their errnos from here,
- * abi.c pins the numbers and walks the descriptor kinds from here.
+ * benchmark: the fuzzer (fuzz.c, fuzz/) draws its calls, builds and checks
+ * their arguments and checks their errnos from here, abi.c pins the
+ * numbers and walks the descriptor kinds from here.
  *
  * DTFD_IOCTLS(X) calls X(NAME, number, argument, descriptor, errnos):
  *   NAME	 DTFD_IOC_NAME

@@ -969,22 +969,12 @@ static long long env_ll(const char *name, const char *alt, long long def)
 	return s && *s ? strtoll(s, NULL, 0) : def;
 }
 
-TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
+/* The guard's handler, the epoll set, the control descriptor, the slots. */
+static void stress_setup(void)
 {
-	pthread_t tids[MAX_THREADS], ctid, otid[NORACLES][2], cantid, hptid;
-	struct worker canceller = { 0 }, plugger = { 0 };
-	long race_us = env_ll("DTFD_STRESS_RACE_US", "DTFD_TEST_STRESS_RACE_US",
-			      100), race_old = -1;
-	int hotplug = can_hotplug();
-	unsigned long long tot[C_N] = { 0 }, all = 0, errs = 0, ticks = 0;
-	unsigned long long zero_reads = 0;
 	struct sigaction sa;
-	long long t0, t1;
-	char line[512];
-	int i, c, n;
-	uint64_t seed;
+	int i;
 
-	h_require_clock_set();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_guard;	/* no SA_RESTART */
 	sigaction(SIGUSR1, &sa, NULL);
@@ -1002,65 +992,77 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 		ev.data.fd = tbl[i];
 		ASSERT_OK(epoll_ctl(epfd, EPOLL_CTL_ADD, tbl[i], &ev));
 	}
-	seed = (uint64_t)h_now(CLOCK_REALTIME);
-	if (race_us > 0)
-		race_old = race_delay(race_us);
-	h_diag("%d threads and a clock stepper on %d shared timers, %d oracle timers with 2 threads each, a cancel oracle, %s, %s, for %lld s",
-	       nthreads, NSLOTS, NORACLES,
-	       hotplug ? "CPU 1 hotplug" : "no hotplug",
-	       race_old >= 0 ? "callbacks held up to race_delay_us" : "no race_delay_us (not a debug build)",
-	       seconds);
+}
 
-	/* before any worker can see their numbers */
-	for (i = 0; i < NORACLES; i++) {
-		oracles[i].clock = i % 2 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
-		pthread_barrier_init(&oracles[i].bar, NULL, 2);
-		oracle_open(&oracles[i]);
-	}
-	cancel_open();
+/* the run's threads, and the workers of the canceller and the plugger */
+struct stress_threads {
+	pthread_t tids[MAX_THREADS], ctid, otid[NORACLES][2], cantid, hptid;
+	struct worker canceller, plugger;
+	int hotplug;
+};
 
-	t0 = h_now(CLOCK_MONOTONIC);
+/*
+ * The clock stepper, the workers, two threads per oracle, the cancel
+ * oracle and, with @th->hotplug, the CPU 1 plugger, each with its own
+ * generator from @seed.
+ */
+static void start_threads(struct stress_threads *th, uint64_t seed)
+{
+	int i;
+
 	clocker.rng = seed ^ 0xc10c;
-	ASSERT(!pthread_create(&ctid, NULL, clock_main, &clocker));
+	ASSERT(!pthread_create(&th->ctid, NULL, clock_main, &clocker));
 	for (i = 0; i < nthreads; i++) {
 		workers[i].id = i;
 		workers[i].rng = seed + (uint64_t)i * 0x1234567;
-		ASSERT(!pthread_create(&tids[i], NULL, worker_main, &workers[i]));
+		ASSERT(!pthread_create(&th->tids[i], NULL, worker_main,
+				       &workers[i]));
 	}
 	for (i = 0; i < NORACLES; i++) {
 		struct oracle *o = &oracles[i];
 
 		o->w[0].rng = seed ^ (0x0dac1e00ULL + (uint64_t)i);
 		o->w[1].rng = seed ^ (0x51de0000ULL + (uint64_t)i);
-		ASSERT(!pthread_create(&otid[i][0], NULL, oracle_main, o));
-		ASSERT(!pthread_create(&otid[i][1], NULL, oracle_side, o));
+		ASSERT(!pthread_create(&th->otid[i][0], NULL, oracle_main, o));
+		ASSERT(!pthread_create(&th->otid[i][1], NULL, oracle_side, o));
 	}
-	canceller.rng = seed ^ 0xcace1ULL;
-	ASSERT(!pthread_create(&cantid, NULL, cancel_main, &canceller));
-	plugger.rng = seed ^ 0x401ULL;
-	if (hotplug)
-		ASSERT(!pthread_create(&hptid, NULL, hotplug_main, &plugger));
-	while (h_now(CLOCK_MONOTONIC) - t0 < SEC(seconds) && !failures)
-		h_sleep_ns(MS(200));
+	th->canceller.rng = seed ^ 0xcace1ULL;
+	ASSERT(!pthread_create(&th->cantid, NULL, cancel_main, &th->canceller));
+	th->plugger.rng = seed ^ 0x401ULL;
+	if (th->hotplug)
+		ASSERT(!pthread_create(&th->hptid, NULL, hotplug_main,
+				       &th->plugger));
+}
+
+/* Stop every thread and wait for it; close the oracles' timers. */
+static void join_threads(struct stress_threads *th)
+{
+	int i;
+
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < nthreads; i++)
-		pthread_join(tids[i], NULL);
-	pthread_join(ctid, NULL);
+		pthread_join(th->tids[i], NULL);
+	pthread_join(th->ctid, NULL);
 	for (i = 0; i < NORACLES; i++) {
-		pthread_join(otid[i][0], NULL);
-		pthread_join(otid[i][1], NULL);
+		pthread_join(th->otid[i][0], NULL);
+		pthread_join(th->otid[i][1], NULL);
 		oracle_close(&oracles[i]);
 	}
-	pthread_join(cantid, NULL);
+	pthread_join(th->cantid, NULL);
 	/* the thread closed its copies; these are the originals */
 	close(cancel_ep);
 	close(cancel_fd);
-	if (hotplug)
-		pthread_join(hptid, NULL);
-	t1 = h_now(CLOCK_MONOTONIC);
-	h_clock_restore();
-	if (race_old >= 0)
-		race_delay(race_old);
+	if (th->hotplug)
+		pthread_join(th->hptid, NULL);
+}
+
+/* The calls of every kind, the run's figures and the invariants' tally. */
+static void stress_report(long long t0, long long t1)
+{
+	unsigned long long tot[C_N] = { 0 }, all = 0, errs = 0, ticks = 0;
+	unsigned long long zero_reads = 0;
+	char line[512];
+	int i, c, n;
 
 	for (i = 0; i < nthreads; i++) {
 		for (c = 0; c < C_N; c++)
@@ -1083,6 +1085,47 @@ TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
 	       oracle_checks, oracle_epochs, steps_done, hotplugs,
 	       violations[V_EARLY], violations[V_ZERO], violations[V_COUNT],
 	       violations[V_CANCEL], violations[V_SPURIOUS]);
+}
+
+TEST(stress, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 120)
+{
+	struct stress_threads th = { .hotplug = can_hotplug() };
+	long race_us = env_ll("DTFD_STRESS_RACE_US", "DTFD_TEST_STRESS_RACE_US",
+			      100), race_old = -1;
+	long long t0, t1;
+	uint64_t seed;
+	int i;
+
+	h_require_clock_set();
+	stress_setup();
+	seed = (uint64_t)h_now(CLOCK_REALTIME);
+	if (race_us > 0)
+		race_old = race_delay(race_us);
+	h_diag("%d threads and a clock stepper on %d shared timers, %d oracle timers with 2 threads each, a cancel oracle, %s, %s, for %lld s",
+	       nthreads, NSLOTS, NORACLES,
+	       th.hotplug ? "CPU 1 hotplug" : "no hotplug",
+	       race_old >= 0 ? "callbacks held up to race_delay_us" : "no race_delay_us (not a debug build)",
+	       seconds);
+
+	/* before any worker can see their numbers */
+	for (i = 0; i < NORACLES; i++) {
+		oracles[i].clock = i % 2 ? CLOCK_BOOTTIME : CLOCK_MONOTONIC;
+		pthread_barrier_init(&oracles[i].bar, NULL, 2);
+		oracle_open(&oracles[i]);
+	}
+	cancel_open();
+
+	t0 = h_now(CLOCK_MONOTONIC);
+	start_threads(&th, seed);
+	while (h_now(CLOCK_MONOTONIC) - t0 < SEC(seconds) && !failures)
+		h_sleep_ns(MS(200));
+	join_threads(&th);
+	t1 = h_now(CLOCK_MONOTONIC);
+	h_clock_restore();
+	if (race_old >= 0)
+		race_delay(race_old);
+
+	stress_report(t0, t1);
 	EXPECTF(failures == 0, "%d failures", failures);
 
 	sanity();
