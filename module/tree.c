@@ -8,10 +8,12 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/minmax.h>
+#include <linux/percpu.h>
 #include <linux/slab.h>
 
 #include "dtfd.h"
@@ -35,14 +37,40 @@
  */
 #define DTFD_TREE_MAX		6	/* 8^5 = 32768 CPUs */
 #define DTFD_TREE_LAG		(TICK_NSEC / 4)
+
+/*
+ * Each node on a cache line of its own: a CPU's leaf is written whenever
+ * its queue's first key changes (half the arms, in the scale test's
+ * "earliest" pattern), and eight leaves side by side would make every
+ * such arm move a line that seven other CPUs write too.  The leaves are
+ * per-CPU variables; the nodes above, written rarely, are padded.
+ */
+struct dtfd_node {
+	atomic64_t key;
+} ____cacheline_aligned_in_smp;
+
+static DEFINE_PER_CPU_ALIGNED(struct dtfd_node, dtfd_leaf);
 static unsigned int dtfd_levels;
 static unsigned int dtfd_width[DTFD_TREE_MAX];
-static atomic64_t *dtfd_tree[DTFD_TREE_MAX];
+static struct dtfd_node *dtfd_tree[DTFD_TREE_MAX];	/* [0] unused */
 static s64 dtfd_tree_lag;
+
+static atomic64_t *dtfd_node(unsigned int l, unsigned int i)
+{
+	return l ? &dtfd_tree[l][i].key : &per_cpu_ptr(&dtfd_leaf, i)->key;
+}
+
+/* Node @i of level @l's key; a CPU number no CPU can have: none. */
+static s64 dtfd_key(unsigned int l, unsigned int i)
+{
+	if (!l && !cpu_possible(i))
+		return KTIME_MAX;
+	return atomic64_read(dtfd_node(l, i));
+}
 
 s64 dtfd_tree_root(void)
 {
-	return atomic64_read(&dtfd_tree[dtfd_levels - 1][0]);
+	return dtfd_key(dtfd_levels - 1, 0);
 }
 
 /* Whether a node at @old may stay for children whose earliest is @min. */
@@ -65,13 +93,13 @@ static void dtfd_tree_carry(unsigned int l, unsigned int i, bool exact)
 	for (; l < dtfd_levels; l++, i /= DTFD_FANOUT) {
 		end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
 		do {
-			old = atomic64_read_acquire(&dtfd_tree[l][i]);
+			old = atomic64_read_acquire(dtfd_node(l, i));
 			min = KTIME_MAX;
 			for (c = i * DTFD_FANOUT; c < end; c++)
-				min = min(min, atomic64_read(&dtfd_tree[l - 1][c]));
+				min = min(min, dtfd_key(l - 1, c));
 			if (min == old || (!exact && dtfd_tree_close(old, min)))
 				return;
-		} while (atomic64_cmpxchg(&dtfd_tree[l][i], old, min) != old);
+		} while (atomic64_cmpxchg(dtfd_node(l, i), old, min) != old);
 		exact = false;
 	}
 }
@@ -79,7 +107,7 @@ static void dtfd_tree_carry(unsigned int l, unsigned int i, bool exact)
 /* CPU @cpu's queue starts at @key now (KTIME_MAX: empty). */
 void dtfd_tree_set(unsigned int cpu, s64 key)
 {
-	atomic64_set(&dtfd_tree[0][cpu], key);
+	atomic64_set(dtfd_node(0, cpu), key);
 	if (dtfd_levels > 1)
 		dtfd_tree_carry(1, cpu / DTFD_FANOUT, false);
 }
@@ -88,27 +116,32 @@ int dtfd_tree_init(void)
 {
 	unsigned int l, i, w = nr_cpu_ids;
 
-	for (l = 0; l < DTFD_TREE_MAX; l++) {
+	for_each_possible_cpu(i)
+		atomic64_set(dtfd_node(0, i), KTIME_MAX);
+	dtfd_width[0] = w;
+	dtfd_levels = 1;
+	dtfd_tree_lag = 0;
+	for (l = 1; w > 1; l++) {
+		if (l == DTFD_TREE_MAX)
+			return -E2BIG;
+		w = DIV_ROUND_UP(w, DTFD_FANOUT);
 		dtfd_width[l] = w;
-		dtfd_tree[l] = kcalloc(w, sizeof(atomic64_t), GFP_KERNEL);
+		dtfd_tree[l] = kcalloc(w, sizeof(struct dtfd_node), GFP_KERNEL);
 		if (!dtfd_tree[l])
 			return -ENOMEM;
 		for (i = 0; i < w; i++)
-			atomic64_set(&dtfd_tree[l][i], KTIME_MAX);
+			atomic64_set(dtfd_node(l, i), KTIME_MAX);
 		dtfd_levels = l + 1;
 		dtfd_tree_lag = (s64)l * DTFD_TREE_LAG;
-		if (w == 1)
-			return 0;
-		w = DIV_ROUND_UP(w, DTFD_FANOUT);
 	}
-	return -E2BIG;
+	return 0;
 }
 
 void dtfd_tree_exit(void)
 {
 	unsigned int l;
 
-	for (l = 0; l < DTFD_TREE_MAX; l++) {
+	for (l = 1; l < DTFD_TREE_MAX; l++) {
 		kfree(dtfd_tree[l]);
 		dtfd_tree[l] = NULL;
 	}
@@ -126,13 +159,13 @@ static bool dtfd_tree_serve_below(unsigned int l, unsigned int i, s64 now,
 	unsigned int c, end;
 	bool more = false, any = false;
 
-	if (atomic64_read(&dtfd_tree[l][i]) > now + dtfd_tree_lag)
+	if (dtfd_key(l, i) > now + dtfd_tree_lag)
 		return false;
 	if (!l)
-		return atomic64_read(&dtfd_tree[0][i]) <= now && serve(i, now);
+		return dtfd_key(0, i) <= now && serve(i, now);
 	end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
 	for (c = i * DTFD_FANOUT; c < end; c++) {
-		if (atomic64_read(&dtfd_tree[l - 1][c]) > now + dtfd_tree_lag)
+		if (dtfd_key(l - 1, c) > now + dtfd_tree_lag)
 			continue;
 		any = true;
 		more |= dtfd_tree_serve_below(l - 1, c, now, serve);
@@ -148,7 +181,7 @@ static bool dtfd_tree_serve_below(unsigned int l, unsigned int i, s64 now,
  */
 static s64 dtfd_tree_soonest_below(unsigned int l, unsigned int i, s64 limit)
 {
-	s64 v = atomic64_read(&dtfd_tree[l][i]), best = KTIME_MAX;
+	s64 v = dtfd_key(l, i), best = KTIME_MAX;
 	unsigned int c, end;
 
 	if (!l)
