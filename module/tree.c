@@ -22,9 +22,7 @@
  * Level 0 has one node per CPU (its queue's
  * first key, exact), each level above one per eight of the level below,
  * the last one node, the root: the system's earliest key.  Lock-free: a
- * writer stores its node, then recomputes each parent from its children
- * and swaps it in, having read the parent first (acquire), so that a
- * concurrent writer's change either is seen or makes the swap fail.
+ * writer stores its node and carries the change up (dtfd_tree_moved()).
  *
  * Lazily: a parent is left alone when its children's earliest moved by
  * less than DTFD_TREE_LAG either way (but always when a subtree empties
@@ -81,35 +79,103 @@ static bool dtfd_tree_close(s64 old, s64 min)
 	return abs(old - min) < DTFD_TREE_LAG;
 }
 
-/*
- * Recompute node @i of level @l from its children, and carry it up;
- * @exact: even when it moved less than DTFD_TREE_LAG.
- */
-static void dtfd_tree_carry(unsigned int l, unsigned int i, bool exact)
+/* The earliest of node @i of level @l's children, exactly. */
+static s64 dtfd_tree_min(unsigned int l, unsigned int i)
 {
-	unsigned int c, end;
-	s64 old, min;
+	unsigned int c, end = min(i * DTFD_FANOUT + DTFD_FANOUT,
+				  dtfd_width[l - 1]);
+	s64 min = KTIME_MAX;
 
-	for (; l < dtfd_levels; l++, i /= DTFD_FANOUT) {
-		end = min(i * DTFD_FANOUT + DTFD_FANOUT, dtfd_width[l - 1]);
-		do {
-			old = atomic64_read_acquire(dtfd_node(l, i));
-			min = KTIME_MAX;
-			for (c = i * DTFD_FANOUT; c < end; c++)
-				min = min(min, dtfd_key(l - 1, c));
-			if (min == old || (!exact && dtfd_tree_close(old, min)))
-				return;
-		} while (atomic64_cmpxchg(dtfd_node(l, i), old, min) != old);
-		exact = false;
+	for (c = i * DTFD_FANOUT; c < end; c++)
+		min = min(min, dtfd_key(l - 1, c));
+	return min;
+}
+
+/*
+ * A child of node @i of level @l moved from @was to @to (KTIME_MAX:
+ * empty): carry that up as far as it matters.  An earlier child can only
+ * lower its parent's earliest, to @to itself, and only by more than the
+ * lag does it count: no child is read.  A later one matters only if it
+ * may have been the earliest: then the children are read.
+ *
+ * Lock-free, as a pair with every other writer: each stores its node,
+ * then (a full barrier: the store, or the swap one level down) reads the
+ * parent; each swap of a parent is followed by a second look at the
+ * children.  So of two writers, either the second look sees the other's
+ * node, or the other's read of the parent sees the swap, and one of them
+ * repairs what the other decided on an old view.
+ */
+static void dtfd_tree_moved(unsigned int l, unsigned int i, s64 was, s64 to)
+{
+	s64 p, want, before;
+	bool swapped;
+
+	for (; l < dtfd_levels && was != to; l++, i /= DTFD_FANOUT) {
+		swapped = false;
+		before = KTIME_MAX;
+		for (;;) {
+			p = atomic64_read_acquire(dtfd_node(l, i));
+			if (!swapped && to < was) {
+				/* earlier: the earliest can only fall, to @to */
+				if (p != KTIME_MAX && to >= p - DTFD_TREE_LAG)
+					return;
+				want = to;
+			} else {
+				/* later: it matters if it may have been the earliest */
+				if (!swapped && p != KTIME_MAX && was > p &&
+				    was - p >= DTFD_TREE_LAG)
+					return;
+				want = dtfd_tree_min(l, i);
+				if (dtfd_tree_close(p, want))
+					break;
+			}
+			if (atomic64_cmpxchg(dtfd_node(l, i), p, want) != p)
+				continue;
+			/* swapped: look again (see above) */
+			if (!swapped)
+				before = p;
+			swapped = true;
+		}
+		if (!swapped)
+			return;
+		/* this level moved from @before to @p: its parent's turn */
+		was = before;
+		to = p;
 	}
+}
+
+/* Node @i of level @l was found due with nothing due below: exact again. */
+static void dtfd_tree_fix(unsigned int l, unsigned int i)
+{
+	s64 p, min, before = KTIME_MAX;
+	bool swapped = false;
+
+	for (;;) {
+		p = atomic64_read_acquire(dtfd_node(l, i));
+		min = dtfd_tree_min(l, i);
+		if (min == p)
+			break;
+		/* swapped: look again, as dtfd_tree_moved() does */
+		if (atomic64_cmpxchg(dtfd_node(l, i), p, min) == p) {
+			if (!swapped)
+				before = p;
+			swapped = true;
+		}
+	}
+	if (swapped)
+		dtfd_tree_moved(l + 1, i / DTFD_FANOUT, before, p);
 }
 
 /* CPU @cpu's queue starts at @key now (KTIME_MAX: empty). */
 void dtfd_tree_set(unsigned int cpu, s64 key)
 {
-	atomic64_set(dtfd_node(0, cpu), key);
-	if (dtfd_levels > 1)
-		dtfd_tree_carry(1, cpu / DTFD_FANOUT, false);
+	atomic64_t *leaf = dtfd_node(0, cpu);
+	s64 was = atomic64_read(leaf);
+
+	atomic64_set(leaf, key);
+	/* the store before the parent's read: see dtfd_tree_moved() */
+	smp_mb();
+	dtfd_tree_moved(1, cpu / DTFD_FANOUT, was, key);
 }
 
 int dtfd_tree_init(void)
@@ -171,7 +237,7 @@ static bool dtfd_tree_serve_below(unsigned int l, unsigned int i, s64 now,
 		more |= dtfd_tree_serve_below(l - 1, c, now, serve);
 	}
 	if (!any)
-		dtfd_tree_carry(l, i, true);
+		dtfd_tree_fix(l, i);
 	return more;
 }
 
