@@ -500,6 +500,57 @@ static void reap(pid_t pid, int expect_kill)
 		fail("child ended with status %#x", status);
 }
 
+/* a child exits with every timer armed: the last close; the fds still open */
+static int child_holds_armed(int *fds, int n)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC)) {
+		fail("pipe: %s", strerror(errno));
+		return n;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	close_all(fds, n);
+	refused("a child holds the armed timers");
+	close(p[1]);	/* the child exits now */
+	reap(pid, 0);
+	return 0;
+}
+
+/* an epoll set with the timers, a thread waiting on it; unload, load */
+static void in_epoll_set(int *fds, int n)
+{
+	struct waiter w;
+	int k;
+
+	w.ep = epoll_create1(EPOLL_CLOEXEC);
+	for (k = 0; k < n; k++) {
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		ev.data.u32 = (uint32_t)k;
+		epoll_ctl(w.ep, EPOLL_CTL_ADD, fds[k], &ev);
+	}
+	pthread_create(&w.tid, NULL, epoll_waiter, &w);
+	sleep_ns(500000);
+	refused("timers are in an epoll set");
+	close_all(fds, n);
+	/* the set itself holds no reference */
+	if (unload())
+		return;
+	pthread_join(w.tid, NULL);
+	close(w.ep);
+	load();
+}
+
 static void one_cycle(long i)
 {
 	int fds[MAX_TIMERS], n, k;
@@ -536,55 +587,12 @@ static void one_cycle(long i)
 		reap(pid, 1);
 		break;
 	}
-	case 3: {
-		/* a child exits with every timer armed: the last close */
-		int p[2];
-		pid_t pid;
-		char c;
-
-		if (pipe2(p, O_CLOEXEC)) {
-			fail("pipe: %s", strerror(errno));
-			break;
-		}
-		pid = fork();
-		if (pid == 0) {
-			close(p[1]);
-			while (read(p[0], &c, 1) < 0 && errno == EINTR)
-				;
-			_exit(0);
-		}
-		close(p[0]);
-		close_all(fds, n);
-		n = 0;
-		refused("a child holds the armed timers");
-		close(p[1]);	/* the child exits now */
-		reap(pid, 0);
+	case 3:
+		n = child_holds_armed(fds, n);
 		break;
-	}
-	case 5: {
-		/* an epoll set with the timers, a thread waiting on it */
-		struct waiter w;
-
-		w.ep = epoll_create1(EPOLL_CLOEXEC);
-		for (k = 0; k < n; k++) {
-			struct epoll_event ev = { .events = EPOLLIN };
-
-			ev.data.u32 = (uint32_t)k;
-			epoll_ctl(w.ep, EPOLL_CTL_ADD, fds[k], &ev);
-		}
-		pthread_create(&w.tid, NULL, epoll_waiter, &w);
-		sleep_ns(500000);
-		refused("timers are in an epoll set");
-		close_all(fds, n);
-		n = 0;
-		/* the set itself holds no reference */
-		if (unload())
-			return;
-		pthread_join(w.tid, NULL);
-		close(w.ep);
-		load();
+	case 5:
+		in_epoll_set(fds, n);
 		return;
-	}
 	case 7: {
 		/* a control descriptor alone holds the module too */
 		int ctl = open(DEVICE, O_RDWR | O_CLOEXEC);
