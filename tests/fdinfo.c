@@ -77,12 +77,11 @@ static void check_lines(const struct tfd_ops *ops, int fd, const char *what,
 		h_diag("%s: after the five: %s", what, after);
 }
 
-TEST(format, 0, 30)
+/* a fresh timer on every usable clock: disarmed, no flags */
+static void format_fresh(const struct tfd_ops *ops)
 {
-	struct itimerspec its;
 	char want_c[32];
 	const char *want[5];
-	uint64_t ticks;
 	size_t i;
 	int fd;
 
@@ -102,6 +101,28 @@ TEST(format, 0, 30)
 		check_lines(ops, fd, h_clock_name(c), want);
 		close(fd);
 	}
+}
+
+/* a big SET_TICKS count, shown in decimal */
+static void format_big_ticks(const struct tfd_ops *ops, int fd)
+{
+	char lines[5][96], g[512], a[512];
+
+	EXPECT_OK(ioctl(fd, ops->kind == BK_NATIVE ? TFD_IOC_SET_TICKS :
+			DTFD_IOC_SET_TICKS, &(uint64_t){ 1ULL << 40 }));
+	ASSERT(read_fdinfo(fd, lines, g, sizeof(g), a, sizeof(a)) == 5);
+	EXPECT(REC(!strcmp(lines[1], "ticks: 1099511627776"),
+		   "ticks 2^40") == 1);
+}
+
+TEST(format, 0, 30)
+{
+	struct itimerspec its;
+	const char *want[5];
+	uint64_t ticks;
+	int fd;
+
+	format_fresh(ops);
 
 	fd = ops->create(CLOCK_MONOTONIC, TFD_NONBLOCK);
 	ASSERT_OK(fd);
@@ -151,16 +172,7 @@ TEST(format, 0, 30)
 		close(fd);
 		return;
 	}
-	EXPECT_OK(ioctl(fd, ops->kind == BK_NATIVE ? TFD_IOC_SET_TICKS :
-			DTFD_IOC_SET_TICKS, &(uint64_t){ 1ULL << 40 }));
-	{
-		char lines[5][96], g[512], a[512];
-
-		ASSERT(read_fdinfo(fd, lines, g, sizeof(g), a,
-				   sizeof(a)) == 5);
-		EXPECT(REC(!strcmp(lines[1], "ticks: 1099511627776"),
-			   "ticks 2^40") == 1);
-	}
+	format_big_ticks(ops, fd);
 	close(fd);
 }
 
