@@ -49,6 +49,8 @@ static void dtfd_alarm_cancel(struct dtfd_ctx *ctx)
 const struct dtfd_source dtfd_alarm_source = {
 	.mode		= "strict",
 	.clocks		= DTFD_ALARM_CLOCKS,
+	/* it wakes the system: CAP_WAKE_ALARM to arm, as timerfd asks */
+	.wake_alarm	= true,
 	.flags		= 0,
 	.setup		= dtfd_alarm_setup,
 	.arm		= dtfd_alarm_arm,

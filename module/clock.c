@@ -92,12 +92,11 @@ ktime_t dtfd_timens_to_host(int clockid, ktime_t tim)
 	struct timens_offsets *ns = &current->nsproxy->time_ns->offsets;
 	ktime_t offset;
 
-	switch (clockid) {
+	switch (dtfd_clocks[clockid].timens) {
 	case CLOCK_MONOTONIC:
 		offset = timespec64_to_ktime(ns->monotonic);
 		break;
 	case CLOCK_BOOTTIME:
-	case CLOCK_BOOTTIME_ALARM:
 		offset = timespec64_to_ktime(ns->boottime);
 		break;
 	default:

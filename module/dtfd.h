@@ -81,7 +81,7 @@ struct dtfd_ctx;
  * @clocks:	  the clocks it serves, bit N for clock id N
  * @flags:	  the DTFD_SOURCE_FLAGS bits of the settimes it serves; the
  *		  first source in timer.c's table whose @clocks and @flags
- *		  match a settime is the timer's
+ *		  match a settime is the timer's (indexed at load)
  * @init:	  optional: module load, before any timer exists
  * @exit:	  optional: module unload, after the last timer is gone
  * @setup:	  make the source ready for the context's clocks, when it
@@ -100,10 +100,12 @@ struct dtfd_ctx;
  * @shutdown:	  release: nothing may run or re-arm once this returns
  * @hres_period:  periods are at least hrtimer_resolution, as
  *		  hrtimer_forward() makes them (alarm_forward() does not)
+ * @wake_alarm:	  it wakes a suspended system: arming needs CAP_WAKE_ALARM
+ *		  (descriptors travel), as timerfd_settime(2) asks
  *
  * Every operation but @setup, @cancel_sync and @shutdown runs under the
  * context lock; the source's own callbacks take it and deliver through
- * dtfd_deliver().  Choosing a source is a match on data, not a call: the
+ * dtfd_deliver().  Choosing a source is a lookup in data, not a call: the
  * operations are indirect calls, which retpolines make dear, and settime
  * makes two of them.  A new source is one file defining one of these and
  * one entry in dtfd_sources[] (timer.c).
@@ -122,6 +124,7 @@ struct dtfd_source {
 	void (*cancel_sync)(struct dtfd_ctx *ctx);
 	void (*shutdown)(struct dtfd_ctx *ctx);
 	bool hres_period;
+	bool wake_alarm;
 };
 
 extern const struct dtfd_source dtfd_hrtimer_source;
@@ -225,10 +228,29 @@ struct dtfd_ctx {
 static_assert(offsetof(struct dtfd_ctx, s.percpu.backstop) ==
 	      offsetof(struct dtfd_ctx, s.hrt));
 
+/*
+ * What the module knows of each clock a timer may have: the differences
+ * of the three clocks in one place (timer.c's dtfd_clocks[], as
+ * alarmtimer.c keeps alarm_bases[]), indexed by clockid.
+ */
+struct dtfd_clock {
+	/* the clock an absolute and a relative deadline are measured on */
+	int abs_clock;
+	int rel_clock;
+	/* as a clock measured on: its offset from CLOCK_MONOTONIC, if any */
+	bool offset;
+	enum tk_offsets offs;
+	/* whose time namespace offset its absolute times carry; -1: none */
+	int timens;
+	/* an alarm: it wakes the system, so CAP_WAKE_ALARM to use it */
+	bool alarm;
+};
+
+extern const struct dtfd_clock dtfd_clocks[MAX_CLOCKS];
+
 static inline bool dtfd_alarm_clock(int clockid)
 {
-	return clockid == CLOCK_REALTIME_ALARM ||
-	       clockid == CLOCK_BOOTTIME_ALARM;
+	return dtfd_clocks[clockid].alarm;
 }
 
 /* timer.c: the timer's state and transitions */
@@ -272,14 +294,9 @@ void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound);
 /* The time on the clock the deadline is measured on. */
 static inline ktime_t dtfd_now(const struct dtfd_ctx *ctx)
 {
-	switch (ctx->eclock) {
-	case CLOCK_REALTIME:
-		return ktime_get_real();
-	case CLOCK_BOOTTIME:
-		return ktime_get_boottime();
-	default:
-		return ktime_get();
-	}
+	const struct dtfd_clock *c = &dtfd_clocks[ctx->eclock];
+
+	return c->offset ? ktime_get_with_offset(c->offs) : ktime_get();
 }
 
 /*

@@ -198,14 +198,11 @@ static struct dtfd_rq *dtfd_ride_rq(const struct dtfd_ctx *ctx)
  */
 static s64 dtfd_ride_key(const struct dtfd_ctx *ctx)
 {
-	switch (ctx->eclock) {
-	case CLOCK_REALTIME:
-		return ktime_sub(ctx->expires, ktime_mono_to_any(0, TK_OFFS_REAL));
-	case CLOCK_BOOTTIME:
-		return ktime_sub(ctx->expires, ktime_mono_to_any(0, TK_OFFS_BOOT));
-	default:
+	const struct dtfd_clock *c = &dtfd_clocks[ctx->eclock];
+
+	if (!c->offset)
 		return ctx->expires;
-	}
+	return ktime_sub(ctx->expires, ktime_mono_to_any(0, c->offs));
 }
 
 /* Take @ctx out of its home queue, if it is there; under its lock. */

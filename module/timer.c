@@ -64,39 +64,76 @@ void dtfd_race_delay(void)
 }
 #endif
 
+/*
+ * The clocks timerfd_create(2) takes.  A relative CLOCK_REALTIME deadline
+ * is measured on CLOCK_MONOTONIC, as the hrtimer core measures it: it
+ * ignores clock steps.
+ */
+const struct dtfd_clock dtfd_clocks[MAX_CLOCKS] = {
+	[CLOCK_REALTIME] = {
+		.abs_clock = CLOCK_REALTIME, .rel_clock = CLOCK_MONOTONIC,
+		.offset = true, .offs = TK_OFFS_REAL, .timens = -1,
+	},
+	[CLOCK_MONOTONIC] = {
+		.abs_clock = CLOCK_MONOTONIC, .rel_clock = CLOCK_MONOTONIC,
+		.timens = CLOCK_MONOTONIC,
+	},
+	[CLOCK_BOOTTIME] = {
+		.abs_clock = CLOCK_BOOTTIME, .rel_clock = CLOCK_BOOTTIME,
+		.offset = true, .offs = TK_OFFS_BOOT, .timens = CLOCK_BOOTTIME,
+	},
+	[CLOCK_REALTIME_ALARM] = {
+		.abs_clock = CLOCK_REALTIME, .rel_clock = CLOCK_REALTIME,
+		.timens = -1, .alarm = true,
+	},
+	[CLOCK_BOOTTIME_ALARM] = {
+		.abs_clock = CLOCK_BOOTTIME, .rel_clock = CLOCK_BOOTTIME,
+		.timens = CLOCK_BOOTTIME, .alarm = true,
+	},
+};
+
 int dtfd_valid_clock(int clockid)
 {
-	return clockid >= 0 && clockid < BITS_PER_LONG &&
+	return clockid >= 0 && clockid < MAX_CLOCKS &&
 	       (DTFD_CLOCKS & BIT(clockid));
+}
+
+/*
+ * The source serving each clock and DTFD_SOURCE_FLAGS combination (NULL:
+ * EINVAL), by index: filled at load from the sources' own declarations.
+ */
+#define DTFD_SOURCE_KINDS	4
+static const struct dtfd_source *dtfd_source_of[MAX_CLOCKS][DTFD_SOURCE_KINDS];
+
+static unsigned int dtfd_source_kind(unsigned int flags)
+{
+	return (flags & DTFD_TIMER_DEFERRABLE ? 1 : 0) |
+	       (flags & DTFD_TIMER_PERCPU ? 2 : 0);
+}
+
+static void dtfd_sources_index(void)
+{
+	unsigned int c, i, k;
+
+	for (c = 0; c < MAX_CLOCKS; c++)
+		for (i = ARRAY_SIZE(dtfd_sources); i-- > 0; ) {
+			k = dtfd_source_kind(dtfd_sources[i]->flags);
+			if (dtfd_valid_clock(c) &&
+			    (dtfd_sources[i]->clocks & BIT(c)))
+				dtfd_source_of[c][k] = dtfd_sources[i];
+		}
 }
 
 const struct dtfd_source *dtfd_source_for(int clockid, unsigned int flags)
 {
-	unsigned int i;
-
-	flags &= DTFD_SOURCE_FLAGS;
-	for (i = 0; i < ARRAY_SIZE(dtfd_sources); i++)
-		if ((dtfd_sources[i]->clocks & BIT(clockid)) &&
-		    dtfd_sources[i]->flags == flags)
-			return dtfd_sources[i];
-	return NULL;
+	return dtfd_source_of[clockid][dtfd_source_kind(flags)];
 }
 
 /* The clock the deadline is measured on, as the hrtimer core chooses it. */
 static int dtfd_eclock(int clockid, unsigned int flags)
 {
-	switch (clockid) {
-	case CLOCK_REALTIME_ALARM:
-		return CLOCK_REALTIME;
-	case CLOCK_BOOTTIME_ALARM:
-		return CLOCK_BOOTTIME;
-	case CLOCK_REALTIME:
-		/* relative realtime timers ignore clock steps */
-		return flags & DTFD_TIMER_ABSTIME ? CLOCK_REALTIME :
-						    CLOCK_MONOTONIC;
-	default:
-		return clockid;
-	}
+	return flags & DTFD_TIMER_ABSTIME ? dtfd_clocks[clockid].abs_clock :
+					    dtfd_clocks[clockid].rel_clock;
 }
 
 /*
@@ -408,10 +445,15 @@ static int dtfd_settime_locked(struct dtfd_ctx *ctx,
 
 	dtfd_clock_watch(ctx, dtfd_watch_for(ctx, src, flags));
 
-	/* Stop the old source before reprogramming, as timerfd does. */
+	/*
+	 * Stop the old source before reprogramming, as timerfd does.  One
+	 * clock read serves the access, the old value and the new arming.
+	 */
 	for (;;) {
 		spin_lock_irq(&ctx->wqh.lock);
-		dtfd_access(ctx);
+		dtfd_cancel_check(ctx);
+		now = dtfd_now(ctx);
+		dtfd_collect(ctx, now);
 		if (ctx->src->try_cancel(ctx) >= 0)
 			break;
 		spin_unlock_irq(&ctx->wqh.lock);
@@ -422,7 +464,6 @@ static int dtfd_settime_locked(struct dtfd_ctx *ctx,
 	 * An expired periodic timer is advanced so the old value tells when
 	 * it would have fired next; ticks do not matter, they are reset.
 	 */
-	now = dtfd_now(ctx);
 	if (ctx->expired && ctx->tintv)
 		dtfd_forward(ctx, now);
 
@@ -447,7 +488,7 @@ int dtfd_timer_settime(struct dtfd_ctx *ctx, unsigned int flags,
 
 	if (!src)
 		return -EINVAL;
-	if (dtfd_alarm_clock(ctx->clockid) && !capable(CAP_WAKE_ALARM))
+	if (src->wake_alarm && !capable(CAP_WAKE_ALARM))
 		return -EPERM;
 
 	mutex_lock(&ctx->setup_lock);
@@ -636,6 +677,7 @@ int dtfd_timer_init(void)
 	dtfd_cachep = KMEM_CACHE(dtfd_ctx, SLAB_ACCOUNT);
 	if (!dtfd_cachep)
 		return -ENOMEM;
+	dtfd_sources_index();
 	for (i = 0; i < ARRAY_SIZE(dtfd_sources); i++) {
 		ret = dtfd_sources[i]->init ? dtfd_sources[i]->init() : 0;
 		if (ret)
