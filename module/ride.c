@@ -371,22 +371,19 @@ static bool dtfd_rq_serve(struct dtfd_rq *rq, s64 now)
 	return more;
 }
 
-/* The same, unless another deliverer holds the queue: then it serves it. */
+/*
+ * The same, unless another deliverer holds the queue: then it serves it
+ * (the trylock only asks; a walk through other CPUs' queues does not
+ * wait at each).
+ */
 static bool dtfd_rq_serve_try(struct dtfd_rq *rq, s64 now)
 {
-	struct dtfd_batch b;
-	unsigned int rounds = 0;
 	unsigned long flags;
-	bool more;
 
-	do {
-		if (!spin_trylock_irqsave(&rq->lock, flags))
-			return false;
-		dtfd_rq_take(rq, now, &b);
-		spin_unlock_irqrestore(&rq->lock, flags);
-		more = dtfd_batch_deliver(&b);
-	} while (more && ++rounds < DTFD_RIDE_ROUNDS);
-	return more;
+	if (!spin_trylock_irqsave(&rq->lock, flags))
+		return false;
+	spin_unlock_irqrestore(&rq->lock, flags);
+	return dtfd_rq_serve(rq, now);
 }
 
 /* CPU @cpu's queue, found due in the tree: serve it unless another does. */
