@@ -385,8 +385,12 @@ static void lay_set(const struct tfd_ops *ops, int fd, int l32,
 	int r;
 
 	if (l32 && vals[i].v > 0x7fffffffLL) {
-		/* read the 64-bit one back through 32 bits */
-		struct dtfd_itimerspec64 n64 = its64(SEC(vals[i].v), 0);
+		/*
+		 * Read the 64-bit one back through 32 bits.  In seconds: in
+		 * ns (its64(SEC(...))) 2^40 s overflows a long long, which
+		 * only happened to work while its64() was inlined here.
+		 */
+		struct dtfd_itimerspec64 n64 = { 0, 0, vals[i].v, 0 };
 
 		ASSERT_OK(lay_settime(ops, fd, 0, 0, &n64, NULL));
 	} else if (l32) {
