@@ -36,7 +36,7 @@ static void dtfd_alarm_arm(struct dtfd_ctx *ctx, ktime_t now)
 		dtfd_deliver(ctx, now, false);	/* already expired, not queued */
 }
 
-static int dtfd_alarm_try_cancel(struct dtfd_ctx *ctx)
+static int dtfd_alarm_try_cancel(struct dtfd_ctx *ctx, bool restart)
 {
 	return alarm_try_to_cancel(&ctx->s.alarm);
 }

@@ -95,7 +95,10 @@ struct dtfd_ctx;
  * @clock_jumped: optional: the clock ctx->expires is measured on jumped;
  *		  re-aim, or deliver when now due (from clock.c's work)
  * @try_cancel:	  stop watching; -1 when a callback runs and the caller
- *		  must drop the lock and @cancel_sync
+ *		  must drop the lock and @cancel_sync.  @restart: @arm follows
+ *		  under the same lock (settime arming on the same source and
+ *		  clock), so a source may leave the timer queued for @arm to
+ *		  move in one step, as hrtimer_start() moves an active hrtimer
  * @cancel_sync:  wait for running callbacks, without the context lock
  * @shutdown:	  release: nothing may run or re-arm once this returns
  * @hres_period:  periods are at least hrtimer_resolution, as
@@ -120,7 +123,7 @@ struct dtfd_source {
 	void (*arm)(struct dtfd_ctx *ctx, ktime_t now);
 	void (*collect)(struct dtfd_ctx *ctx, ktime_t now);
 	void (*clock_jumped)(struct dtfd_ctx *ctx);
-	int (*try_cancel)(struct dtfd_ctx *ctx);
+	int (*try_cancel)(struct dtfd_ctx *ctx, bool restart);
 	void (*cancel_sync)(struct dtfd_ctx *ctx);
 	void (*shutdown)(struct dtfd_ctx *ctx);
 	bool hres_period;

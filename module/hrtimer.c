@@ -35,7 +35,7 @@ static void dtfd_hrtimer_arm(struct dtfd_ctx *ctx, ktime_t now)
 			       ktime_to_ns(ctx->slack), HRTIMER_MODE_ABS);
 }
 
-static int dtfd_hrtimer_try_cancel(struct dtfd_ctx *ctx)
+static int dtfd_hrtimer_try_cancel(struct dtfd_ctx *ctx, bool restart)
 {
 	return hrtimer_try_to_cancel(&ctx->s.hrt);
 }

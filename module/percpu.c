@@ -205,7 +205,7 @@ static void dtfd_percpu_clock_jumped(struct dtfd_ctx *ctx)
 		dtfd_percpu_wheel(ctx, now);
 }
 
-static int dtfd_percpu_try_cancel(struct dtfd_ctx *ctx)
+static int dtfd_percpu_try_cancel(struct dtfd_ctx *ctx, bool restart)
 {
 	struct dtfd_percpu *d = &ctx->s.percpu;
 

@@ -205,6 +205,19 @@ static s64 dtfd_ride_key(const struct dtfd_ctx *ctx)
 	return ktime_sub(ctx->expires, ktime_mono_to_any(0, c->offs));
 }
 
+/* Take @ctx out of @rq's queues, if it is there: true when it was. */
+static bool dtfd_rq_del(struct dtfd_rq *rq, struct dtfd_ride *r)
+{
+	lockdep_assert_held(&rq->lock);
+
+	if (!timerqueue_node_queued(&r->node))
+		return false;
+	timerqueue_del(&rq->due, &r->node);
+	if (timerqueue_node_queued(&r->end))
+		timerqueue_del(&rq->ends, &r->end);
+	return true;
+}
+
 /* Take @ctx out of its home queue, if it is there; under its lock. */
 static void dtfd_ride_unqueue(struct dtfd_ctx *ctx)
 {
@@ -217,12 +230,8 @@ static void dtfd_ride_unqueue(struct dtfd_ctx *ctx)
 		return;
 	rq = dtfd_ride_rq(ctx);
 	spin_lock(&rq->lock);
-	if (timerqueue_node_queued(&r->node)) {
-		timerqueue_del(&rq->due, &r->node);
-		if (timerqueue_node_queued(&r->end))
-			timerqueue_del(&rq->ends, &r->end);
+	if (dtfd_rq_del(rq, r))
 		dtfd_rq_changed(rq);
-	}
 	spin_unlock(&rq->lock);
 }
 
@@ -245,27 +254,35 @@ static void dtfd_ride_kick(unsigned int cpu)
 
 /*
  * Queue @ctx on @cpu's queue, by the monotonic time it falls due, and in
- * its queue of windows when bounded.  Under @ctx's lock, interrupts off.
+ * its queue of windows when bounded.  Still queued from its last setting
+ * (a restart, dtfd_ride_try_cancel()) on that same queue, it moves there
+ * in one visit of the lock, as hrtimer_start() moves an active hrtimer.
+ * Under @ctx's lock, interrupts off.
  */
 static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu,
 			    ktime_t now)
 {
 	struct dtfd_rq *rq = per_cpu_ptr(&dtfd_rq, cpu);
 	struct dtfd_ride *r = &ctx->s.ride;
+	s64 key = dtfd_ride_key(ctx);
 	bool quiet;
 
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	r->home = cpu;
-	r->node.expires = dtfd_ride_key(ctx);
+	/* nothing queues it but under @ctx's lock: not queued stays so */
+	if (r->home != (int)cpu && timerqueue_node_queued(&r->node))
+		dtfd_ride_unqueue(ctx);
 	quiet = dtfd_tree_root() == KTIME_MAX;
 	spin_lock(&rq->lock);
+	/* the key is the node's place in the queue: changed out of it */
+	dtfd_rq_del(rq, r);
+	r->home = cpu;
+	r->node.expires = key;
 	if (timerqueue_add(&rq->due, &r->node))
 		dtfd_rq_aim(rq, jiffies +
 			    dtfd_wheel_jiffies(ktime_sub(ctx->expires, now)));
 	if (ctx->max_defer) {
-		r->end.expires = ktime_add_safe(r->node.expires,
-						ctx->max_defer);
+		r->end.expires = ktime_add_safe(key, ctx->max_defer);
 		timerqueue_add(&rq->ends, &r->end);
 	}
 	dtfd_rq_changed(rq);
@@ -276,8 +293,9 @@ static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu,
 
 /*
  * Deliver a timer taken out of a queue, under its own lock, unless it
- * changed meanwhile: disarmed, or delivered by an access.  While a
- * deliverer holds it (@riding), nothing else queues it again.
+ * changed meanwhile: disarmed, delivered by an access, or queued again
+ * (a read re-arming a periodic timer, a settime restarting it).  What
+ * counts is the timer as it is now, not as it was taken.
  * CLOCK_REALTIME may have stepped back behind the deadline: then it goes
  * back in its queue, never early.
  */
@@ -510,21 +528,24 @@ static void dtfd_ride_setup(struct dtfd_ctx *ctx)
 	atomic_set(&r->riding, 0);
 }
 
-/* Queue the deadline on this CPU, the one of the thread that armed it. */
-static void dtfd_ride_arm(struct dtfd_ctx *ctx, ktime_t now)
-{
-	if (ctx->expires <= now) {
-		dtfd_deliver(ctx, now, false);
-		return;
-	}
-	dtfd_ride_queue(ctx, smp_processor_id(), now);
-}
-
 /* Due, and no CPU that could have carried it did: whoever looks delivers. */
 static void dtfd_ride_collect(struct dtfd_ctx *ctx, ktime_t now)
 {
 	dtfd_ride_unqueue(ctx);
 	dtfd_deliver(ctx, now, false);
+}
+
+/*
+ * Queue the deadline on this CPU, the one of the thread that armed it.
+ * A restart may have left the old one queued: collect takes it out.
+ */
+static void dtfd_ride_arm(struct dtfd_ctx *ctx, ktime_t now)
+{
+	if (ctx->expires <= now) {
+		dtfd_ride_collect(ctx, now);
+		return;
+	}
+	dtfd_ride_queue(ctx, smp_processor_id(), now);
 }
 
 /*
@@ -542,15 +563,23 @@ static void dtfd_ride_clock_jumped(struct dtfd_ctx *ctx)
 		dtfd_ride_collect(ctx, now);
 		return;
 	}
-	dtfd_ride_unqueue(ctx);
 	dtfd_ride_queue(ctx, ctx->s.ride.home, now);
 }
 
-/* A ridden timer counts as one whose callback runs: -1. */
-static int dtfd_ride_try_cancel(struct dtfd_ctx *ctx)
+/*
+ * A ridden timer counts as one whose callback runs: -1.  Restarted, a
+ * queued timer stays queued for dtfd_ride_arm() to move: a deliverer may
+ * still take it meanwhile, and finds it changed (dtfd_ride_deliver_taken()
+ * looks at the timer as it is, not as it was taken).
+ */
+static int dtfd_ride_try_cancel(struct dtfd_ctx *ctx, bool restart)
 {
+	struct dtfd_ride *r = &ctx->s.ride;
+
+	if (restart && timerqueue_node_queued(&r->node))
+		return 0;
 	dtfd_ride_unqueue(ctx);
-	return atomic_read(&ctx->s.ride.riding) ? -1 : 0;
+	return atomic_read(&r->riding) ? -1 : 0;
 }
 
 static void dtfd_ride_cancel(struct dtfd_ctx *ctx)

@@ -440,6 +440,7 @@ static int dtfd_settime_locked(struct dtfd_ctx *ctx,
 			       const struct itimerspec64 *new,
 			       struct itimerspec64 *old)
 {
+	bool restart;
 	ktime_t now;
 	int ret;
 
@@ -448,13 +449,17 @@ static int dtfd_settime_locked(struct dtfd_ctx *ctx,
 	/*
 	 * Stop the old source before reprogramming, as timerfd does.  One
 	 * clock read serves the access, the old value and the new arming.
+	 * Armed again on the same source and clock, a source may move the
+	 * timer in one step (restart).
 	 */
+	restart = src == ctx->src && timespec64_to_ns(&new->it_value) &&
+		  dtfd_eclock(ctx->clockid, flags) == ctx->eclock;
 	for (;;) {
 		spin_lock_irq(&ctx->wqh.lock);
 		dtfd_cancel_check(ctx);
 		now = dtfd_now(ctx);
 		dtfd_collect(ctx, now);
-		if (ctx->src->try_cancel(ctx) >= 0)
+		if (ctx->src->try_cancel(ctx, restart) >= 0)
 			break;
 		spin_unlock_irq(&ctx->wqh.lock);
 		ctx->src->cancel_sync(ctx);
