@@ -68,6 +68,7 @@ struct bench_cfg {
 	int wake_only_n;	/* experiments: one configuration only */
 	int wake_only_ms;
 	unsigned int wake_modes;	/* experiments: bit mask of modes */
+	int wake_unpinned;	/* the reader runs on any CPU, not cfg.cpu */
 	/* late */
 	double late_duration_s;
 	int late_10s;		/* include the 10 s interval */

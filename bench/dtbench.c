@@ -116,6 +116,7 @@ static void facts(void)
 	out_i("lat_defer_cap_ms", "%d", cfg.lat_defer_cap_ms);
 	out_i("ops_iters", "%d", cfg.ops_iters);
 	out_i("wake_window_s", "%g", cfg.wake_window_s);
+	out_i("wake_reader", "%s", cfg.wake_unpinned ? "any-cpu" : "pinned");
 	out_i("mem_timers", "%d", cfg.mem_timers);
 	out_i("epoll_timers", "%d", cfg.epoll_timers);
 	out_i("epoll_periods", "%d", cfg.epoll_periods);
@@ -150,6 +151,8 @@ int main(int argc, char **argv)
 			       &cfg.wake_only_ms);
 		else if (!strcmp(argv[i], "--wake-modes") && i + 1 < argc)
 			cfg.wake_modes = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--wake-unpinned"))
+			cfg.wake_unpinned = 1;
 		else if (!strcmp(argv[i], "--ops-iters") && i + 1 < argc)
 			ops_iters = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--late-spin-all"))
@@ -163,7 +166,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--bound") && i + 1 < argc)
 			bound = argv[++i];
 		else
-			die("usage: dtbench [--quick] [--reps N] [--cpu N] [--slack US,US] [--bound US,US] [TEST...]");
+			die("usage: dtbench [--quick] [--reps N] [--cpu N] [--wake-unpinned] [--slack US,US] [--bound US,US] [TEST...]");
 	}
 	first = i;
 	defaults(quick);

@@ -62,7 +62,8 @@ static void *reader(void *arg)
 	int *fds = NULL, ep, i, stop = 0;
 	int64_t now, *next = NULL;
 
-	pin_self(cfg.cpu);
+	/* --wake-unpinned: where the scheduler puts it, as most programs run */
+	pin_self(cfg.wake_unpinned ? -1 : cfg.cpu);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	ev.events = EPOLLIN;
 	ev.data.u32 = ~0U;

@@ -169,7 +169,14 @@ int h_pin_cpu(int cpu)
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
+	if (cpu >= 0) {
+		CPU_SET(cpu, &set);
+	} else {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		for (cpu = 0; cpu < n && cpu < CPU_SETSIZE; cpu++)
+			CPU_SET(cpu, &set);
+	}
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 

@@ -68,7 +68,7 @@ int h_param_set(const char *name, long v);
 /* ---- CPUs ---- */
 
 int h_ncpus(void);			/* online CPUs */
-int h_pin_cpu(int cpu);			/* this thread: 0, or -1 and errno */
+int h_pin_cpu(int cpu);			/* this thread (-1: any CPU): 0, or -1 and errno */
 
 /*
  * A thread spinning on @cpu (-1: anywhere) at @policy (SCHED_OTHER or
