@@ -25,6 +25,8 @@
 #                        installed, without and with the shim in ld.so.preload:
 #                        checks and idle wake-ups (root; vm/system/)
 #   make demo-system     the same boots, only the wake-ups side by side (bars)
+#   make compare-system  the shim against systemd's TimerSlackNSec= there:
+#                        5 boots per arm, bounds 10/33/100 %, a plot (root)
 #   make check-system-suites  CPython's own tests there: without the shim,
 #                        under policy none and the default (root; ~1 h)
 #   make check-host-trixie  make deps && make check in a Debian 13 root (root)
@@ -401,7 +403,7 @@ check-dkms:
 # udev rule, then the shim in /etc/ld.so.preload.
 # check-system-suites: CPython's own tests in that system, without the
 # shim, under policy none and under the default (an hour of TCG).
-.PHONY: system-image check-system demo-system check-system-suites
+.PHONY: system-image check-system demo-system check-system-suites compare-system
 system-image:
 	vm/system/build
 check-system:
@@ -410,6 +412,8 @@ demo-system:
 	vm/system/check --demo
 check-system-suites:
 	vm/system/check --suites
+compare-system:
+	vm/system/compare
 
 check-host-trixie:
 	scripts/check-host trixie
