@@ -136,6 +136,7 @@ int main(int argc, char **argv)
 	static char obuf[1 << 20];
 	int i, j, first, fd, quick = 0, reps = 0, cpu = -1, ran = 0, ops_iters = 0;
 	int late_spin_all = 0;
+	double wake_window = 0;
 	const char *slack = NULL, *bound = NULL;
 	int64_t t0, t1;
 
@@ -151,6 +152,8 @@ int main(int argc, char **argv)
 			       &cfg.wake_only_ms);
 		else if (!strcmp(argv[i], "--wake-modes") && i + 1 < argc)
 			cfg.wake_modes = strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--wake-window") && i + 1 < argc)
+			wake_window = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--wake-unpinned"))
 			cfg.wake_unpinned = 1;
 		else if (!strcmp(argv[i], "--ops-iters") && i + 1 < argc)
@@ -166,7 +169,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--bound") && i + 1 < argc)
 			bound = argv[++i];
 		else
-			die("usage: dtbench [--quick] [--reps N] [--cpu N] [--wake-unpinned] [--slack US,US] [--bound US,US] [TEST...]");
+			die("usage: dtbench [--quick] [--reps N] [--cpu N] [--wake-unpinned] [--wake-window S] [--slack US,US] [--bound US,US] [TEST...]");
 	}
 	first = i;
 	defaults(quick);
@@ -174,6 +177,8 @@ int main(int argc, char **argv)
 		cfg.reps = reps;
 	if (ops_iters > 0)
 		cfg.ops_iters = ops_iters;
+	if (wake_window > 0)
+		cfg.wake_window_s = wake_window;
 	cfg.late_spin_one = !late_spin_all;
 	if (slack)
 		two_us(slack, cfg.slack_ns);
