@@ -256,9 +256,10 @@ check-nohz: deps
 # (7.2, 7.2-rt), with the stress lane on each, then the Debian 13 host
 # lane and check-debug.  Runs them
 # all, fails if any failed.  ARCH=arm64: its kernels the same way (none
-# installed: the newest of each series of the host's suite, the prepared
-# ones, unstable's newest in both flavours); the Debian 13 host lane and
-# check-debug are amd64's.
+# installed: the newest of each series of the host's suite and its newest
+# -rt, the prepared ones, unstable's newest in both flavours: 6.1, 6.12,
+# 6.12-rt, 7.2, 7.2-rt, and trixie's 6.12 once prepared); the Debian 13
+# host lane and check-debug are amd64's.
 check-all: deps
 	@rc=0; failed=; \
 	for k in $$($(MAKE) -s --no-print-directory check-all-kernels); do \
@@ -277,7 +278,7 @@ check-all: deps
 check-all-kernels:
 	@export $(TOOL_ARCH); \
 	{ ls -d /usr/src/linux-headers-*-$(ARCH) 2>/dev/null | sed 's|.*/linux-headers-||'; \
-	  $(if $(ARCH_NATIVE),,vm/kernel series;) \
+	  $(if $(ARCH_NATIVE),,vm/kernel series; vm/kernel newest host rt-$(ARCH);) \
 	  vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-$(ARCH); } | \
 	grep -v -- '-cloud-$(ARCH)$$' | sort -uV
 
