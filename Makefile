@@ -48,6 +48,7 @@
 #   make check-all       make check and check-stress on every installed and
 #                        prepared kernel and on unstable's newest (and -rt),
 #                        then check-host-trixie and check-debug
+#   make check-all-kernels  the kernels check-all runs on, one a line
 
 # The kbuild part lives in ./Kbuild and module/Kbuild.  DKMS runs
 # `make KERNELRELEASE=<kernel> module ...`: a KERNELRELEASE from the
@@ -89,6 +90,11 @@ VERSION := $(shell cat $(TOP)/VERSION)
 DTIMERFD_VERSION ?= $(VERSION)$(shell g=$$(git -C $(TOP) describe --always --dirty 2>/dev/null) && echo +$$g)
 # BTF for modules needs the kernel's vmlinux, which headers packages lack.
 # ARCH_KBUILD: kbuild's ARCH (and CROSS_COMPILE), never ours.
+# The tools (vm/, scripts/, bench/) read ARCH from their environment,
+# where make leaves it out (kbuild would take it): each recipe that runs
+# one of ARCH's passes it so.
+TOOL_ARCH := ARCH=$(ARCH)
+
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES= $(ARCH_KBUILD)
 
@@ -97,7 +103,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	debug-kernel install install-module install-lib install-man install-tools \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
 	check-faults check-kcsan check-lockstat check-coverage check-nohz \
-	check-all clean clean-module help
+	check-all check-all-kernels clean clean-module help
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
@@ -179,10 +185,10 @@ kdir-check:
 		exit 1; fi
 
 deps:
-	vm/deps
+	$(TOOL_ARCH) vm/deps
 
 kernels:
-	@vm/kernel list
+	@$(TOOL_ARCH) vm/kernel list
 
 # The suite at 2 vCPUs, then the deferrable promises again at 4: riding
 # whichever CPU is awake must hold with more than one other CPU.
@@ -190,22 +196,22 @@ check: deps
 	$(MAKE) all
 	$(MAKE) lint
 	$(MAKE) bench-smoke
-	vm/selftest --kernel $(KVER)
-	vm/check
-	SMP=4 vm/check deferrable-m64
+	$(TOOL_ARCH) vm/selftest --kernel $(KVER)
+	$(TOOL_ARCH) vm/check
+	$(TOOL_ARCH) SMP=4 vm/check deferrable-m64
 
 demo: deps
 	$(MAKE) all
-	vm/demo
+	$(TOOL_ARCH) vm/demo
 
 # Not part of `make check` (it takes a while); bench-smoke, the same
 # pipeline with fewer samples, is, and keeps its output out of bench/.
 bench: deps
 	$(MAKE) all
-	bench/run
+	$(TOOL_ARCH) bench/run
 
 bench-smoke:
-	bench/run --quick --out build/bench-smoke
+	$(TOOL_ARCH) bench/run --quick --out build/bench-smoke
 
 # A small KASAN + lockdep + kmemleak kernel from linux-source-6.1, cached
 # under /var/cache/dtimerfd.
@@ -217,7 +223,7 @@ debug-kernel: deps
 STRESS_SECONDS ?= 600
 check-stress: deps
 	$(MAKE) userlib tests
-	vm/check-stress --kernel $(KVER) --seconds $(STRESS_SECONDS)
+	$(TOOL_ARCH) vm/check-stress --kernel $(KVER) --seconds $(STRESS_SECONDS)
 
 # The debug lane on that kernel (vm/check-debug): the suite, then fuzz,
 # stress and lifecycle runs long enough to count; about 1.5 hours.
@@ -244,7 +250,7 @@ check-coverage: deps
 
 check-nohz: deps
 	$(MAKE) userlib tests
-	vm/check-nohz --kernel $(KVER)
+	$(TOOL_ARCH) vm/check-nohz --kernel $(KVER)
 
 # `make check` on each installed Debian kernel with headers (6.1, 6.12,
 # 6.12-rt...; not -cloud), on each kernel prepared in a root of another
@@ -252,15 +258,13 @@ check-nohz: deps
 # (7.2, 7.2-rt), with the stress lane on each, then the Debian 13 host
 # lane and check-debug.  Runs them
 # all, fails if any failed.  ARCH=arm64: its kernels the same way (none
-# installed: the newest of each series of the host's suite, the prepared
-# ones, unstable's newest in both flavours); the Debian 13 host lane and
-# check-debug are amd64's.
+# installed: the newest of each series of the host's suite and its newest
+# -rt, the prepared ones, unstable's newest in both flavours: 6.1, 6.12,
+# 6.12-rt, 7.2, 7.2-rt, and trixie's 6.12 once prepared); the Debian 13
+# host lane and check-debug are amd64's.
 check-all: deps
 	@rc=0; failed=; \
-	for k in $$( { ls -d /usr/src/linux-headers-*-$(ARCH) 2>/dev/null | sed 's|.*/linux-headers-||'; \
-		      $(if $(ARCH_NATIVE),,vm/kernel series;) \
-		      vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-$(ARCH); } | \
-		    grep -v -- '-cloud-$(ARCH)$$' | sort -uV); do \
+	for k in $$($(MAKE) -s --no-print-directory check-all-kernels); do \
 		echo "check-all: === make check check-stress KVER=$$k"; \
 		$(MAKE) check KVER=$$k || { rc=1; failed="$$failed $$k"; }; \
 		$(MAKE) check-stress KVER=$$k || { rc=1; failed="$$failed stress:$$k"; }; \
@@ -271,6 +275,14 @@ check-all: deps
 	done; \
 	echo "check-all: $${failed:+failed:$$failed}$${failed:-all passed}"; \
 	exit $$rc
+
+# The kernels check-all runs on, one a line.
+check-all-kernels:
+	@export $(TOOL_ARCH); \
+	{ ls -d /usr/src/linux-headers-*-$(ARCH) 2>/dev/null | sed 's|.*/linux-headers-||'; \
+	  $(if $(ARCH_NATIVE),,vm/kernel series; vm/kernel newest host rt-$(ARCH);) \
+	  vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-$(ARCH); } | \
+	grep -v -- '-cloud-$(ARCH)$$' | sort -uV
 
 lint: uapi-check checkpatch sparse warnings module-circles man-check version-check
 
@@ -394,7 +406,7 @@ dkms-install:
 # dkms add/build/install/remove for every installed kernel's headers (root;
 # installs Debian's dkms when missing; never loads the module).
 check-dkms:
-	scripts/dkms-test
+	$(TOOL_ARCH) scripts/dkms-test
 
 # The README's commands on Debian 13: make deps && make check in a fresh
 # clone inside a debootstrapped trixie root (scripts/check-host; root).
@@ -444,12 +456,12 @@ help:
 DEB_SUITES ?= bookworm trixie
 .PHONY: deb check-deb
 deb:
-	scripts/deb-build $(DEB_SUITES)
+	$(TOOL_ARCH) scripts/deb-build $(DEB_SUITES)
 
 # What a user does with them, in a fresh root of each suite: apt install,
 # DKMS builds, a program built with pkg-config, a second kernel, apt purge
 # leaves nothing, then the module and the program in the guest (scripts/deb-test).
 check-deb: deb
-	scripts/deb-test $(DEB_SUITES)
+	$(TOOL_ARCH) scripts/deb-test $(DEB_SUITES)
 
 endif
