@@ -269,8 +269,7 @@ static void dtfd_ride_queue(struct dtfd_ctx *ctx, unsigned int cpu,
 
 	lockdep_assert_held(&ctx->wqh.lock);
 
-	/* nothing queues it but under @ctx's lock: not queued stays so */
-	if (r->home != (int)cpu && timerqueue_node_queued(&r->node))
+	if (r->home >= 0 && r->home != (int)cpu)
 		dtfd_ride_unqueue(ctx);
 	quiet = dtfd_tree_root() == KTIME_MAX;
 	spin_lock(&rq->lock);
@@ -567,19 +566,18 @@ static void dtfd_ride_clock_jumped(struct dtfd_ctx *ctx)
 }
 
 /*
- * A ridden timer counts as one whose callback runs: -1.  Restarted, a
- * queued timer stays queued for dtfd_ride_arm() to move: a deliverer may
- * still take it meanwhile, and finds it changed (dtfd_ride_deliver_taken()
- * looks at the timer as it is, not as it was taken).
+ * A ridden timer counts as one whose callback runs: -1.  Restarted, it
+ * stays where it is for dtfd_ride_arm() to move, and nothing waits for a
+ * deliverer: one that holds it, or takes it meanwhile, finds it changed
+ * (dtfd_ride_deliver_taken() looks at the timer as it is, not as it was
+ * taken).
  */
 static int dtfd_ride_try_cancel(struct dtfd_ctx *ctx, bool restart)
 {
-	struct dtfd_ride *r = &ctx->s.ride;
-
-	if (restart && timerqueue_node_queued(&r->node))
+	if (restart)
 		return 0;
 	dtfd_ride_unqueue(ctx);
-	return atomic_read(&r->riding) ? -1 : 0;
+	return atomic_read(&ctx->s.ride.riding) ? -1 : 0;
 }
 
 static void dtfd_ride_cancel(struct dtfd_ctx *ctx)
