@@ -98,7 +98,7 @@ TOOL_ARCH := ARCH=$(ARCH)
 KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	CONFIG_DEBUG_INFO_BTF_MODULES= $(ARCH_KBUILD)
 
-.PHONY: all module userlib tests examples utils guest deps kernels check check-quick demo lint \
+.PHONY: all module userlib tests examples utils guest deps kernels check check-quick demo lint optimum-test \
 	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man install-tools \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
@@ -284,7 +284,12 @@ check-all-kernels:
 	  vm/kernel prepared; vm/kernel newest unstable; vm/kernel newest unstable rt-$(ARCH); } | \
 	grep -v -- '-cloud-$(ARCH)$$' | sort -uV
 
-lint: uapi-check checkpatch sparse warnings module-circles man-check version-check
+lint: uapi-check checkpatch sparse warnings module-circles man-check version-check optimum-test
+
+# bench/optimum, the wake-ups set against the fewest possible, on hand-made records
+optimum-test:
+	@bench/optimum-test 2>&1 | tail -n 1 | grep -qx OK || bench/optimum-test
+	@echo "  OPTIMUM bench/optimum: its tests pass"
 
 man-check:
 	scripts/man-check

@@ -34,6 +34,8 @@
  *   lazy.c	what the deferrable sources share: when a timer may ride
  *		an idle CPU's tick, where to aim on the timer wheel
  *   clock.c	clock steps, resume and time namespaces
+ *   trace.h	tracepoints dtimerfd:dtfd_arm and dtimerfd:dtfd_deliver,
+ *		each timer's window and its delivery (bench/optimum)
  *   compat.h	API differences between kernels, decided by the probes in
  *		module/Kbuild
  */

@@ -30,6 +30,9 @@
 
 #include "dtfd.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /* Tried in order; the first that accepts a clock and settime flags serves. */
 static const struct dtfd_source *const dtfd_sources[] = {
 	&dtfd_alarm_source,
@@ -146,6 +149,7 @@ void dtfd_deliver(struct dtfd_ctx *ctx, ktime_t now, bool by_bound)
 
 	lockdep_assert_held(&ctx->wqh.lock);
 
+	trace_dtfd_deliver(ctx, now, by_bound);
 	ctx->queued = false;
 	ctx->expired = true;
 	ctx->ticks++;
@@ -316,6 +320,7 @@ static void dtfd_arm(struct dtfd_ctx *ctx, ktime_t now)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 
+	trace_dtfd_arm(ctx);
 	ctx->queued = true;
 	ctx->src->arm(ctx, now);
 }
