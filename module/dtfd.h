@@ -305,6 +305,18 @@ static inline ktime_t dtfd_now(const struct dtfd_ctx *ctx)
 }
 
 /*
+ * @t, a time on the clock the deadline is measured on, as
+ * CLOCK_MONOTONIC, by the clock's offset now: exact while the offsets do
+ * not jump (the clock walk re-keys what depends on it when they do).
+ */
+static inline ktime_t dtfd_to_mono(const struct dtfd_ctx *ctx, ktime_t t)
+{
+	const struct dtfd_clock *c = &dtfd_clocks[ctx->eclock];
+
+	return c->offset ? ktime_sub(t, ktime_mono_to_any(0, c->offs)) : t;
+}
+
+/*
  * Debug builds only (make KCFLAGS=-DDTFD_DEBUG, or any lockdep kernel):
  * the race_delay_us parameter delays every callback before it takes
  * wqh.lock, so that tests explore the interleavings of callbacks with

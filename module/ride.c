@@ -198,11 +198,7 @@ static struct dtfd_rq *dtfd_ride_rq(const struct dtfd_ctx *ctx)
  */
 static s64 dtfd_ride_key(const struct dtfd_ctx *ctx)
 {
-	const struct dtfd_clock *c = &dtfd_clocks[ctx->eclock];
-
-	if (!c->offset)
-		return ctx->expires;
-	return ktime_sub(ctx->expires, ktime_mono_to_any(0, c->offs));
+	return dtfd_to_mono(ctx, ctx->expires);
 }
 
 /* Take @ctx out of @rq's queues, if it is there: true when it was. */

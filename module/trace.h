@@ -16,21 +16,9 @@
 #define DTFD_TRACE_H
 
 #include <linux/ktime.h>
-#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 
 #include "dtfd.h"
-
-#ifndef DTFD_TRACE_MONO
-#define DTFD_TRACE_MONO
-/* @t, on the clock @ctx's deadline is measured on, as CLOCK_MONOTONIC. */
-static inline s64 dtfd_trace_mono(const struct dtfd_ctx *ctx, ktime_t t)
-{
-	const struct dtfd_clock *c = &dtfd_clocks[ctx->eclock];
-
-	return c->offset ? ktime_sub(t, ktime_mono_to_any(0, c->offs)) : t;
-}
-#endif
 
 /*
  * @deferrable: the timer rides other wake-ups, and its window is
@@ -46,7 +34,7 @@ TRACE_EVENT(dtfd_arm,
 			     __field(int, clockid)
 			     __field(bool, deferrable)),
 	    TP_fast_assign(__entry->ctx = ctx;
-			   __entry->deadline = dtfd_trace_mono(ctx, ctx->expires);
+			   __entry->deadline = dtfd_to_mono(ctx, ctx->expires);
 			   __entry->deferrable = ctx->src->flags & DTFD_TIMER_DEFERRABLE;
 			   __entry->bound = __entry->deferrable ? ctx->max_defer : ctx->slack;
 			   __entry->clockid = ctx->clockid;),
@@ -63,8 +51,8 @@ TRACE_EVENT(dtfd_deliver,
 			     __field(s64, now)
 			     __field(bool, by_bound)),
 	    TP_fast_assign(__entry->ctx = ctx;
-			   __entry->deadline = dtfd_trace_mono(ctx, ctx->expires);
-			   __entry->now = dtfd_trace_mono(ctx, now);
+			   __entry->deadline = dtfd_to_mono(ctx, ctx->expires);
+			   __entry->now = dtfd_to_mono(ctx, now);
 			   __entry->by_bound = by_bound;),
 	    TP_printk("ctx=%p deadline=%lld now=%lld late=%lld by_bound=%d",
 		      __entry->ctx, __entry->deadline, __entry->now,
