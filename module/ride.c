@@ -55,7 +55,10 @@
  * A deliverer takes due timers out of a queue under its lock, counting
  * itself in each one's @riding, and delivers them under their own lock
  * after dropping it.  A timer being ridden counts as one whose callback
- * runs: settime waits for it (try_cancel, cancel_sync), and so does close.
+ * runs: a settime that disarms it or moves it to another source or clock
+ * waits for it (try_cancel, cancel_sync), and so does close.  A settime
+ * that re-arms it (restart) does not: the deliverer looks at the timer as
+ * it is when it gets its lock, and finds it changed.
  */
 
 #include <linux/atomic.h>
