@@ -29,7 +29,7 @@
 #   make compare-system  the shim against systemd's TimerSlackNSec= there:
 #                        5 boots per arm, bounds 10/33/100 %, a plot (root)
 #   make check-system-suites  CPython's own tests there: without the shim,
-#                        under policy none and the default (root; ~1 h)
+#                        under policy none and the default (root; ~20 min)
 #   make check-host-trixie  make deps && make check in a Debian 13 root (root)
 #   make check-debug     suite, 10M fuzz calls, 10 min stress, 1,000 load/unload
 #                        cycles on the KASAN/lockdep/kmemleak kernel, then
@@ -431,7 +431,7 @@ check-dkms:
 # `make install` in its root, module from modules-load.d, node from the
 # udev rule, then the shim in /etc/ld.so.preload.
 # check-system-suites: CPython's own tests in that system, without the
-# shim, under policy none and under the default (an hour of TCG).
+# shim, under policy none and under the default (about 20 minutes of TCG).
 .PHONY: system-image check-system demo-system check-system-suites compare-system
 system-image:
 	vm/system/build
