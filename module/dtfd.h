@@ -344,7 +344,7 @@ s64 dtfd_tree_soonest(s64 limit);
 /* lazy.c: for the deferrable sources */
 unsigned long dtfd_wheel_jiffies(s64 delta);
 bool dtfd_cpu_busy(void);
-bool dtfd_idle_tick_ok(void);
+bool dtfd_idle_tick_ok(s64 waited);
 
 /* clock.c: clock changes, resume and time namespaces, for timer.c */
 extern unsigned int dtfd_clock_seq;

@@ -14,6 +14,18 @@
  * forever.  So no delivery on two consecutive idle ticks: the second one
  * finds nothing to do, and the idle loop stops the tick.
  *
+ * A tick alone costs more than itself, though: a CPU that ran a task on
+ * its way back to idle keeps its tick for one more jiffy (the idle
+ * governor predicts a short sleep after a run), so waking readers on a
+ * tick that would have run nothing else costs one more tick per delivery.
+ * On a tick that runs another task anyway (a timer of the wheel that
+ * wakes a kworker or a sleeper) the readers share that task's kept tick
+ * and cost nothing.  So a due timer waits lone_tick_wait_ms for such a
+ * tick (or a busy CPU, or its bound) before it rides a lone one: at most
+ * one extra tick per wait and CPU.  0 rides every tick: less late while
+ * the system idles, at one extra tick per delivery (docs/performance.md
+ * has both sides measured).
+ *
  * "Idle" is judged by who the tick interrupted.  Timer callbacks run in
  * the softirq of the interrupted task, the idle task when the CPU was
  * idle.  On PREEMPT_RT, and under softirq load, they run in a per-CPU
@@ -27,12 +39,18 @@
 #include <linux/kernel_stat.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 #include <linux/tick.h>
 
 #include "dtfd.h"
+
+static unsigned int lone_tick_wait_ms = 250;
+module_param(lone_tick_wait_ms, uint, 0644);
+MODULE_PARM_DESC(lone_tick_wait_ms,
+		 "how long a due deferrable timer waits on an idle CPU for a tick that runs a task anyway before it rides a tick that runs nothing else, which costs about one more tick (default 250; 0: ride every tick)");
 
 /*
  * Ticks that hit this CPU's idle loop: jiffies of the last one on which a
@@ -97,8 +115,27 @@ bool dtfd_cpu_busy(void)
 	return !dtfd_tick_found_idle() && !dtfd_cpu_mostly_idle();
 }
 
-/* May a due deferrable timer be delivered on this tick? */
-bool dtfd_idle_tick_ok(void)
+/*
+ * Will this idle CPU run a task after this tick anyway?  Timers of the
+ * deferrable base run last in the timer softirq, after those that wake
+ * their kworkers and sleepers, and a task woken here set need_resched on
+ * the idle task; a kthread standing in for idle (PREEMPT_RT's ktimers)
+ * has company on the run queue.
+ */
+static bool dtfd_tick_runs_task(void)
+{
+	if (is_idle_task(current))
+		return need_resched();
+	return !single_task_running();
+}
+
+/*
+ * May a deferrable timer due for @waited be delivered on this tick?
+ * Always on a busy CPU, and on a tick that runs a task anyway; on a lone
+ * idle tick, once a tick, not twice in a row, and only after
+ * lone_tick_wait_ms.
+ */
+bool dtfd_idle_tick_ok(s64 waited)
 {
 	unsigned long now = jiffies, last;
 
@@ -107,7 +144,9 @@ bool dtfd_idle_tick_ok(void)
 	last = __this_cpu_read(dtfd_idle_tick);
 	if (last == now)
 		return true;		/* share the tick already taken */
-	if (now - last == 1)
+	if (!dtfd_tick_runs_task() &&
+	    (now - last == 1 ||
+	     waited < (s64)READ_ONCE(lone_tick_wait_ms) * NSEC_PER_MSEC))
 		return false;
 	__this_cpu_write(dtfd_idle_tick, now);
 	return true;

@@ -63,7 +63,8 @@ static void dtfd_percpu_wheel_fn(struct timer_list *t)
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
 	if (ctx->queued) {
 		now = dtfd_now(ctx);
-		if (now >= ctx->expires && !dtfd_idle_tick_ok())
+		if (now >= ctx->expires &&
+		    !dtfd_idle_tick_ok(ktime_sub(now, ctx->expires)))
 			mod_timer(t, jiffies);	/* the next tick, if any */
 		else
 			dtfd_percpu_wheel(ctx, now);

@@ -455,7 +455,7 @@ static void dtfd_rider_fn(struct timer_list *t)
 	dtfd_race_delay();
 	busy = dtfd_cpu_busy();
 	now = ktime_get();
-	if (busy || dtfd_idle_tick_ok())
+	if (busy || dtfd_idle_tick_ok(now - READ_ONCE(rq->next)))
 		more = dtfd_rq_serve(rq, now);
 	else
 		more = READ_ONCE(rq->next) <= now;	/* again next tick */

@@ -4,13 +4,17 @@
  */
 #define TEST_UNIT	2
 
+#include <ctype.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
+#include <netinet/in.h>
 
 #include "../harness.h"
 #include "../../examples/irqs.h"	/* wake-ups by kind */
@@ -240,4 +244,179 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
 	EXPECTF(percpu.cpu0 <= percpu.jiffies + 0.10 * strict_beyond,
 		"per-CPU deferrable: CPU 0 took %llu interrupts in %llu jiffies (strict adds %.0f)",
 		percpu.cpu0, percpu.jiffies, strict_beyond);
+}
+
+/*
+ * lone_tick_wait_ms: a due deferrable timer on an idle CPU rides only a
+ * tick that runs another task anyway (whose kept tick its reader shares)
+ * until it has waited that long; a lone tick would cost one more.  Here
+ * the wait is longer than the test, the reader sleeps on CPU 0 beside a
+ * "ticker" thread that sleeps on the timer wheel (recv() with
+ * SO_RCVTIMEO sleeps in schedule_timeout()), so its ticks wake a task,
+ * and every delivery the idle task makes must find need_resched already
+ * set: the "N" (or "n") of the trace's flags, trace_dtfd_deliver() coming
+ * before the reader's wake-up.  The first delivery of each tick shows
+ * what the module saw; the others of that tick follow the first's
+ * wake-up.  Both deferrable modes, 10 ms periods, the ticker at 50 ms, so
+ * lone ticks come between (the old rule rode them: seen failing so).
+ *
+ * On PREEMPT_RT timer callbacks run in ktimers, whose run queue the
+ * trace does not show: skipped there, saying so.
+ */
+#define TRACEFS	"/sys/kernel/tracing/"
+
+struct ticker {
+	atomic_int stop;
+	int ticks;
+};
+
+static void *ticker_fn(void *arg)
+{
+	struct ticker *t = arg;
+	struct timeval tv = { .tv_usec = 50000 };
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	char b;
+
+	h_pin(0);
+	ASSERT(s >= 0);
+	ASSERT_OK(bind(s, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_OK(setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	while (!atomic_load(&t->stop)) {
+		ASSERT(recv(s, &b, 1, 0) < 0 && errno == EAGAIN);
+		t->ticks++;
+	}
+	close(s);
+	return NULL;
+}
+
+static void trace_write(const char *file, const char *s)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TRACEFS "%s", file);
+	ASSERTF(!h_write_file(path, s), "write %s: %s", path, strerror(errno));
+}
+
+/* Empty the ring buffer: what opening "trace" for writing with O_TRUNC does. */
+static void trace_clear(void)
+{
+	int fd = open(TRACEFS "trace", O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	ASSERTF(fd >= 0, "open " TRACEFS "trace: %s", strerror(errno));
+	close(fd);
+}
+
+/*
+ * The pid and the need-resched flag of a trace line,
+ * "  COMM-PID  [CPU] FLAGS  TIME: EVENT: ..." (COMM may hold spaces).
+ */
+static void trace_task(const char *line, int *pid, char *resched)
+{
+	const char *br = strstr(line, "] "), *q;
+
+	ASSERTF(br, "trace line: %s", line);
+	for (q = br; q > line && *q != '['; q--)
+		;
+	while (q > line && q[-1] == ' ')
+		q--;
+	while (q > line && isdigit((unsigned char)q[-1]))
+		q--;
+	ASSERTF(q > line && q[-1] == '-', "trace line: %s", line);
+	*pid = atoi(q);
+	for (br += 2; *br == ' '; br++)
+		;
+	ASSERTF(br[0] && br[1], "trace line: %s", line);
+	*resched = br[1];
+}
+
+/*
+ * Deliveries the idle task made in the trace (*idle), and those of them
+ * without need_resched set; all of dtimerfd's (*all).
+ */
+static int lone_deliveries(int *idle, int *all)
+{
+	char line[512], resched;
+	FILE *f = fopen(TRACEFS "trace", "re");
+	int lone = 0, pid;
+
+	ASSERT(f);
+	*idle = *all = 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strstr(line, " dtfd_deliver:"))
+			continue;
+		++*all;
+		trace_task(line, &pid, &resched);
+		if (pid)
+			continue;
+		++*idle;
+		if (resched == '.' && lone++ < 3)
+			h_diag("lone tick: %s", line);
+	}
+	fclose(f);
+	return lone;
+}
+
+TEST(lone_ticks_wait, T_DTFD_ONLY | T_NO_DEFER, 60)
+{
+	static const int modes[] = { DTFD_TIMER_DEFERRABLE,
+				     DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU };
+	long old = h_param_get("lone_tick_wait_ms");
+	struct ticker t = { 0 };
+	pthread_t th;
+	size_t m;
+
+	if (kernel_is_rt())
+		h_skip("PREEMPT_RT runs timer callbacks in ktimers, whose run queue the trace does not show");
+	ASSERTF(old >= 0, "no lone_tick_wait_ms parameter");
+	if (access(TRACEFS "trace", W_OK))
+		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	ASSERTF(!access(TRACEFS "events/dtimerfd/dtfd_deliver/enable", W_OK),
+		"no dtimerfd:dtfd_deliver event in tracefs");
+	h_pin(0);
+	ASSERT(!pthread_create(&th, NULL, ticker_fn, &t));
+	ASSERT_OK(h_param_set("lone_tick_wait_ms", 60000));
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		int ep = epoll_create1(EPOLL_CLOEXEC), fds[4], i, lone, idle, all;
+		long long start = h_now(CLOCK_MONOTONIC) + MS(20), end;
+		struct epoll_event ev = { .events = EPOLLIN };
+
+		for (i = 0; i < 4; i++) {
+			fds[i] = dcreate(CLOCK_MONOTONIC);
+			ev.data.fd = fds[i];
+			ASSERT_OK(epoll_ctl(ep, EPOLL_CTL_ADD, fds[i], &ev));
+			ASSERT_OK(arm(fds[i], modes[m] | DTFD_TIMER_ABSTIME,
+				      start + i * MS(10) / 4, MS(10)));
+		}
+		h_sleep_ns(MS(100));
+		trace_write("tracing_on", "0");
+		trace_clear();
+		trace_write("events/dtimerfd/dtfd_deliver/enable", "1");
+		trace_write("tracing_on", "1");
+		end = h_now(CLOCK_MONOTONIC) + MS(1500);
+		while (h_now(CLOCK_MONOTONIC) < end) {
+			struct epoll_event evs[4];
+			int r = epoll_wait(ep, evs, 4, 100), j;
+			uint64_t n;
+
+			for (j = 0; j < r; j++)
+				ASSERT(read(evs[j].data.fd, &n, sizeof(n)) ==
+				       sizeof(n));
+		}
+		trace_write("tracing_on", "0");
+		trace_write("events/dtimerfd/dtfd_deliver/enable", "0");
+		for (i = 0; i < 4; i++)
+			close(fds[i]);
+		close(ep);
+		lone = lone_deliveries(&idle, &all);
+		h_diag("%s: %d deliveries, %d by the idle task, %d of them on a lone tick; %d ticker wake-ups",
+		       m ? "per-CPU" : "deferrable", all, idle, lone, t.ticks);
+		EXPECTF(!lone, "%d deliveries on lone ticks", lone);
+		EXPECTF(idle >= 5, "only %d deliveries on the ticker's ticks",
+			idle);
+	}
+	h_param_set("lone_tick_wait_ms", old);
+	atomic_store(&t.stop, 1);
+	pthread_join(th, NULL);
 }
