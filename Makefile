@@ -172,6 +172,10 @@ $(GV)/lifecycle.d/lifecycle: tests/lifecycle.c build/vm/splat.h include/uapi/lin
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -o $(guest-tmp) $< -lpthread && mv -f $(guest-tmp) $@
 
+# userlib's own make builds the library: make -j waits for it here
+$(ULIB)libdtimerfd.a: | userlib
+	@:
+
 $(GV)/dracut/dtfd-user: vm/dracut/dtfd-user.c $(ULIB)libdtimerfd.a userlib/dtimerfd.h
 	@mkdir -p $(@D)
 	$(GUEST_CC) $(GUEST_CFLAGS) -Iuserlib -o $(guest-tmp) $< $(ULIB)libdtimerfd.a && mv -f $(guest-tmp) $@
