@@ -18,8 +18,10 @@
  *
  * Who delivers:
  *  - The home CPU's own rider, a pinned deferrable timer_list aimed at its
- *    queue's earliest: on the home CPU's ticks, busy or idle (an idle tick
- *    once, lazy.c).  The reader sleeps there, so this wakes nobody.
+ *    queue's earliest: on the home CPU's ticks, busy or idle (idle: a
+ *    tick that runs a task anyway, or any once lone_tick_wait_ms late,
+ *    never two in a row: lazy.c).  The reader sleeps there, so this wakes
+ *    nobody.
  *  - Any busy CPU.  A CPU found busy polls the tree's root on each of its
  *    ticks (its rider re-arms for the next jiffy while any deferrable timer
  *    is queued anywhere, or was within the last second): one load of a
@@ -438,12 +440,12 @@ static void dtfd_ride_finish(struct dtfd_rq *rq, s64 now)
 
 /*
  * This CPU ticked at or after the jiffy its rider was aimed at.  Its own
- * queue's due timers go to their readers here (an idle tick once, not
- * twice in a row: lazy.c); every queue's, when this CPU is busy.  Then
- * the rider is aimed: the next tick while busy and anything is queued
- * anywhere (or was within the last second), else its own queue's
- * earliest, else a second from now (a CPU that turns busy then starts
- * looking).
+ * queue's due timers go to their readers here (on an idle tick, as
+ * lazy.c's dtfd_idle_tick_ok() allows); every queue's, when this CPU is
+ * busy.  Then the rider is aimed: the next tick while busy and anything
+ * is queued anywhere (or was within the last second), else its own
+ * queue's earliest, else a second from now (a CPU that turns busy then
+ * starts looking).
  */
 static void dtfd_rider_fn(struct timer_list *t)
 {

@@ -252,9 +252,9 @@ TEST(idle_wakeups, T_DTFD_ONLY | T_NO_DEFER, 120)
  * the wait is longer than the test, the reader sleeps on CPU 0 beside a
  * "ticker" thread that sleeps on the timer wheel (recv() with
  * SO_RCVTIMEO sleeps in schedule_timeout()), so its ticks wake a task,
- * and every delivery the idle task makes must find need_resched already
- * set: the "N" (or "n") of the trace's flags, trace_dtfd_deliver() coming
- * before the reader's wake-up.  The first delivery of each tick shows
+ * and every delivery CPU 0's idle task makes must find need_resched
+ * already set: the "N" (or "n") of the trace's flags, trace_dtfd_deliver()
+ * coming before the reader's wake-up.  The first delivery of each tick shows
  * what the module saw; the others of that tick follow the first's
  * wake-up.  Both deferrable modes, 10 ms periods, the ticker at 50 ms, so
  * lone ticks come between (the old rule rode them: seen failing so).
