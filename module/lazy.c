@@ -11,8 +11,9 @@
  * idle iteration), and a timer may ride on it once.  But delivering wakes
  * a reader, whose brief run re-enters idle and keeps the next tick too:
  * timers due on every tick would keep an otherwise idle CPU ticking
- * forever.  So no delivery on two consecutive idle ticks: the second one
- * finds nothing to do, and the idle loop stops the tick.
+ * forever.  So no delivery on two consecutive idle ticks (unless the
+ * second runs a task anyway, below): the second one finds nothing to do,
+ * and the idle loop stops the tick.
  *
  * A tick alone costs more than itself, though: a CPU that ran a task on
  * its way back to idle keeps its tick for one more jiffy (the idle

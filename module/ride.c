@@ -19,9 +19,9 @@
  * Who delivers:
  *  - The home CPU's own rider, a pinned deferrable timer_list aimed at its
  *    queue's earliest: on the home CPU's ticks, busy or idle (idle: a
- *    tick that runs a task anyway, or any once lone_tick_wait_ms late,
- *    never two in a row: lazy.c).  The reader sleeps there, so this wakes
- *    nobody.
+ *    tick that runs a task anyway, or, once lone_tick_wait_ms late, one
+ *    that runs nothing else but not right after another: lazy.c).  The
+ *    reader sleeps there, so this wakes nobody.
  *  - Any busy CPU.  A CPU found busy polls the tree's root on each of its
  *    ticks (its rider re-arms for the next jiffy while any deferrable timer
  *    is queued anywhere, or was within the last second): one load of a
