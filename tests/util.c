@@ -180,6 +180,64 @@ int h_pin_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+#define CPU_ONLINE	"/sys/devices/system/cpu/cpu%d/online"
+
+/* CPU @cpu's online file: 1 online, 0 offline, -1 none (CPU 0 on x86) */
+static int cpu_online(int cpu)
+{
+	char path[64], c = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), CPU_ONLINE, cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '1';
+}
+
+static int cpu_set_online(int cpu, int on)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), CPU_ONLINE, cpu);
+	return h_write_file(path, on ? "1" : "0");
+}
+
+int h_alone(int (*fn)(void *arg), void *arg)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t was, off;
+	int cpu, ret, err, tries;
+
+	if (sched_getaffinity(0, sizeof(was), &was))
+		return -1;
+	h_pin_cpu(0);
+	CPU_ZERO(&off);
+	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE; cpu++) {
+		if (cpu_online(cpu) != 1)
+			continue;
+		if (cpu_set_online(cpu, 0))
+			printf("# CPU %d stays online: %s\n", cpu, strerror(errno));
+		else
+			CPU_SET(cpu, &off);
+	}
+	ret = fn(arg);
+	err = errno;
+	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &off))
+			continue;
+		/* EBUSY while the kernel is busy: try again, for 10 s */
+		for (tries = 0; cpu_set_online(cpu, 1) && tries < 1000; tries++)
+			h_sleep_ns(10 * 1000 * 1000);
+	}
+	sched_setaffinity(0, sizeof(was), &was);
+	errno = err;
+	return ret;
+}
+
 static void *spin(void *arg)
 {
 	struct h_spinner *s = arg;

@@ -71,6 +71,18 @@ int h_ncpus(void);			/* online CPUs */
 int h_pin_cpu(int cpu);			/* this thread (-1: any CPU): 0, or -1 and errno */
 
 /*
+ * Run @fn(@arg) on CPU 0 with every other CPU offline, then bring those
+ * CPUs back and this thread's affinity with them; @fn's result.  For a
+ * write that patches kernel text (a sched feature, a core trace event):
+ * x86 puts an INT3 on the site for the duration, and QEMU's multi-threaded
+ * TCG (seen with 7.2 and 10.0) can keep another vCPU's translation of that
+ * INT3 after the patch is done, which then oopses ("Oops: int3") in
+ * 6.12 and 7.2 guests; one vCPU online cannot race with itself.  CPUs
+ * that will not go offline are left online, with a diagnostic line.
+ */
+int h_alone(int (*fn)(void *arg), void *arg);
+
+/*
  * A thread spinning on @cpu (-1: anywhere) at @policy (SCHED_OTHER or
  * SCHED_IDLE) and @nice, never inheriting its creator's SCHED_FIFO: it
  * keeps that CPU's tick running, which is what a deferrable timer rides.

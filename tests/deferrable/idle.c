@@ -123,51 +123,135 @@ static int kernel_is_rt(void)
  */
 static const char sched_features[] = "/sys/kernel/debug/sched/features";
 
-/* Turn HRTICK and HRTICK_DL off; the names that were on, for sched_restore(). */
-static void sched_hrtick_off(char *was, size_t len)
+/* 1 if sched feature @name is on, 0 if off (it reads NO_<name>), -1 unknown */
+static int sched_feature_on(const char *name)
 {
-	static const char *const feat[] = { "HRTICK", "HRTICK_DL" };
-	char buf[4096], name[32];
-	size_t i;
-	FILE *f;
+	char buf[4096], *p = buf;
+	size_t n = strlen(name);
+	FILE *f = fopen(sched_features, "r");
 
-	was[0] = 0;
-	f = fopen(sched_features, "r");
 	if (!f)
-		return;
+		return -1;
 	if (!fgets(buf, sizeof(buf), f))
 		buf[0] = 0;
 	fclose(f);
-	for (i = 0; i < ARRAY_SIZE(feat); i++) {
-		char *p = buf;
-		size_t n = strlen(feat[i]);
-
-		/* a feature that is off reads NO_<name> */
-		while ((p = strstr(p, feat[i]))) {
-			if ((p == buf || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\n' || !p[n]))
-				break;
-			p += n;
-		}
-		if (!p)
-			continue;
-		snprintf(name, sizeof(name), "NO_%s", feat[i]);
-		if (h_write_file(sched_features, name) == 0)
-			snprintf(was + strlen(was), len - strlen(was), "%s ", feat[i]);
-	}
-	if (was[0])
-		h_diag("sched features %sswitched off while counting", was);
-}
-
-static void sched_restore(const char *was)
-{
-	char name[32];
-	const char *p = was;
-	int n;
-
-	while (sscanf(p, "%31s%n", name, &n) == 1) {
-		h_write_file(sched_features, name);
+	while ((p = strstr(p, name))) {
+		if ((p == buf || p[-1] == ' ') &&
+		    (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return 1;
 		p += n;
 	}
+	return 0;
+}
+
+/* Write each word of @words to the features file: h_alone()'s callback. */
+static int sched_features_write(void *words)
+{
+	char name[32];
+	const char *p = words;
+	int n, ret = 0;
+
+	while (sscanf(p, "%31s%n", name, &n) == 1) {
+		if (h_write_file(sched_features, name))
+			ret = -1;
+		p += n;
+	}
+	return ret;
+}
+
+/*
+ * Turn HRTICK and HRTICK_DL off; the names that were on, for
+ * sched_restore().  Each switch patches the scheduler's hot paths, so it
+ * is made with the other CPUs offline (h_alone()), and the CPUs brought
+ * back get half a second to settle before anything is counted.
+ */
+static void sched_hrtick_off(char *was, size_t len)
+{
+	static const char *const feat[] = { "HRTICK", "HRTICK_DL" };
+	char off[64] = "";
+	size_t i;
+
+	was[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(feat); i++) {
+		if (sched_feature_on(feat[i]) != 1)
+			continue;
+		snprintf(off + strlen(off), sizeof(off) - strlen(off), "NO_%s ",
+			 feat[i]);
+		snprintf(was + strlen(was), len - strlen(was), "%s ", feat[i]);
+	}
+	if (!was[0])
+		return;
+	if (h_alone(sched_features_write, off))
+		h_diag("sched features: writing \"%s\" failed: %s", off,
+		       strerror(errno));
+	h_sleep_ns(MS(500));
+	h_diag("sched features %sswitched off while counting", was);
+}
+
+static void sched_restore(char *was)
+{
+	if (was[0])
+		h_alone(sched_features_write, was);
+}
+
+/*
+ * A thread that moves itself from CPU to CPU, and sleeps 100 us every 16
+ * moves, until told to stop: enqueues and wake-ups on every CPU.
+ */
+static void *mover_fn(void *arg)
+{
+	atomic_int *stop = arg;
+	int n = (int)sysconf(_SC_NPROCESSORS_CONF), i;
+
+	for (i = 0; !atomic_load(stop); i++) {
+		h_pin_cpu(i % n);	/* EINVAL while that CPU is offline */
+		if (!(i % 16))
+			h_sleep_ns(100000);
+	}
+	return NULL;
+}
+
+/*
+ * sched_hrtick_off() must not bring the guest down.  x86 patches a site
+ * through an INT3, and with other vCPUs running that code QEMU's TCG can
+ * keep a stale translation of the INT3, which fires after the patch is
+ * done: "Oops: int3" in enqueue_task_fair (a CI run of 7.2 died so in
+ * idle_wakeups), within seconds of switching HRTICK back and forth on
+ * 6.12 and 7.2 while a thread moves between CPUs.  So switch it for 10 s
+ * that way, through h_alone(); every switch must take, every CPU come
+ * back, and the guest runner fails the run on the oops.
+ */
+TEST(sched_switch_alone, T_DTFD_ONLY | T_NO_DEFER, 120)
+{
+	int on = sched_feature_on("HRTICK"), ncpus = h_ncpus(), i;
+	char word[2][16] = { "NO_HRTICK", "HRTICK" };
+	atomic_int stop = 0;
+	long long end;
+	pthread_t th[4];
+	size_t t;
+
+	if (on < 0)
+		h_skip("no %s (debugfs)", sched_features);
+	if (ncpus < 2)
+		h_skip("one CPU online: nothing to race with");
+	for (t = 0; t < ARRAY_SIZE(th); t++)
+		ASSERT(!pthread_create(&th[t], NULL, mover_fn, &stop));
+	end = h_now(CLOCK_MONOTONIC) + SEC(10);
+	for (i = 0; h_now(CLOCK_MONOTONIC) < end; i++) {
+		ASSERT_OK(h_alone(sched_features_write, word[i & 1]));
+		EXPECTF(sched_feature_on("HRTICK") == (i & 1),
+			"switch %d: HRTICK reads %d after writing %s", i,
+			sched_feature_on("HRTICK"), word[i & 1]);
+		ASSERTF(h_ncpus() == ncpus, "switch %d: %d of %d CPUs online",
+			i, h_ncpus(), ncpus);
+	}
+	atomic_store(&stop, 1);
+	for (t = 0; t < ARRAY_SIZE(th); t++)
+		pthread_join(th[t], NULL);
+	ASSERT_OK(h_alone(sched_features_write, word[on]));
+	h_diag("%d switches in 10 s, %zu threads moving between %d CPUs", i,
+	       ARRAY_SIZE(th), ncpus);
+	EXPECTF(i >= 10, "only %d switches", i);
 }
 
 /*
@@ -374,6 +458,12 @@ TEST(lone_ticks_wait, T_DTFD_ONLY | T_NO_DEFER, 60)
 		mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL);
 	ASSERTF(!access(TRACEFS "events/dtimerfd/dtfd_deliver/enable", W_OK),
 		"no dtimerfd:dtfd_deliver event in tracefs");
+	/*
+	 * The event is switched while no dtimerfd timer is armed, so that no
+	 * CPU runs its site during the patch (see sched_switch_alone).
+	 */
+	trace_write("tracing_on", "0");
+	trace_write("events/dtimerfd/dtfd_deliver/enable", "1");
 	h_pin(0);
 	ASSERT(!pthread_create(&th, NULL, ticker_fn, &t));
 	ASSERT_OK(h_param_set("lone_tick_wait_ms", 60000));
@@ -392,7 +482,6 @@ TEST(lone_ticks_wait, T_DTFD_ONLY | T_NO_DEFER, 60)
 		h_sleep_ns(MS(100));
 		trace_write("tracing_on", "0");
 		trace_clear();
-		trace_write("events/dtimerfd/dtfd_deliver/enable", "1");
 		trace_write("tracing_on", "1");
 		end = h_now(CLOCK_MONOTONIC) + MS(1500);
 		while (h_now(CLOCK_MONOTONIC) < end) {
@@ -405,7 +494,6 @@ TEST(lone_ticks_wait, T_DTFD_ONLY | T_NO_DEFER, 60)
 				       sizeof(n));
 		}
 		trace_write("tracing_on", "0");
-		trace_write("events/dtimerfd/dtfd_deliver/enable", "0");
 		for (i = 0; i < 4; i++)
 			close(fds[i]);
 		close(ep);
@@ -416,6 +504,7 @@ TEST(lone_ticks_wait, T_DTFD_ONLY | T_NO_DEFER, 60)
 		EXPECTF(idle >= 5, "only %d deliveries on the ticker's ticks",
 			idle);
 	}
+	trace_write("events/dtimerfd/dtfd_deliver/enable", "0");
 	h_param_set("lone_tick_wait_ms", old);
 	atomic_store(&t.stop, 1);
 	pthread_join(th, NULL);
