@@ -152,19 +152,21 @@ static void setup_fs(void)
 
 /*
  * The count of exits from idle (examples/irqs.h), armed once at boot for
- * the whole run, before any test: enabling a trace event patches kernel
- * text (text_poke_bp) while the other vCPUs run it, and a TCG guest
- * crashed once with a test doing so ("Oops: int3" in ttwu_do_activate, at
- * the sched_wakeup tracepoint that comm recording hooks).  Without comm
- * and tgid recording, enabling an event hooks nothing else.
+ * the whole run, before any test, and with the other CPUs offline
+ * (h_alone()): enabling a trace event patches kernel text while the other
+ * vCPUs run it, which QEMU's TCG does not always survive ("Oops: int3" in
+ * ttwu_do_activate, at the sched_wakeup tracepoint that comm recording
+ * hooks).  Without comm and tgid recording, enabling an event hooks
+ * nothing else.
  */
-static void arm_idle_count(void)
+static int arm_idle_count(void *unused)
 {
 	unsigned long long exits[IRQ_MAXCPU];
 
+	(void)unused;
 	h_write_file(IRQ_TRACEFS "/options/record-cmd", "0");
 	h_write_file(IRQ_TRACEFS "/options/record-tgid", "0");
-	idle_exits_read(exits, IRQ_MAXCPU);
+	return idle_exits_read(exits, IRQ_MAXCPU);
 }
 
 /* The kernel gives PID 1 /dev/console when the initramfs has the node. */
@@ -519,7 +521,7 @@ int main(void)
 
 	setup_console();
 	setup_fs();
-	arm_idle_count();
+	h_alone(arm_idle_count, NULL);
 	/* From here on every kernel message reaches the console log. */
 	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 8);
 	banner();
