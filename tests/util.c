@@ -217,9 +217,14 @@ int h_alone(int (*fn)(void *arg), void *arg)
 	h_pin_cpu(0);
 	CPU_ZERO(&off);
 	for (cpu = 1; cpu < n && cpu < CPU_SETSIZE; cpu++) {
-		if (cpu_online(cpu) != 1)
+		int on = cpu_online(cpu);
+
+		if (!on)
 			continue;
-		if (cpu_set_online(cpu, 0))
+		if (on < 0)
+			printf("# CPU %d has no online switch: it stays online\n",
+			       cpu);
+		else if (cpu_set_online(cpu, 0))
 			printf("# CPU %d stays online: %s\n", cpu, strerror(errno));
 		else
 			CPU_SET(cpu, &off);
