@@ -198,7 +198,7 @@ static int cpu_online(int cpu)
 	return c == '1';
 }
 
-static int cpu_set_online(int cpu, int on)
+int h_cpu_set_online(int cpu, int on)
 {
 	char path[64];
 
@@ -224,7 +224,7 @@ int h_alone(int (*fn)(void *arg), void *arg)
 		if (on < 0)
 			printf("# CPU %d has no online switch: it stays online\n",
 			       cpu);
-		else if (cpu_set_online(cpu, 0))
+		else if (h_cpu_set_online(cpu, 0))
 			printf("# CPU %d stays online: %s\n", cpu, strerror(errno));
 		else
 			CPU_SET(cpu, &off);
@@ -235,7 +235,7 @@ int h_alone(int (*fn)(void *arg), void *arg)
 		if (!CPU_ISSET(cpu, &off))
 			continue;
 		/* EBUSY while the kernel is busy: try again, for 10 s */
-		for (tries = 0; cpu_set_online(cpu, 1) && tries < 1000; tries++)
+		for (tries = 0; h_cpu_set_online(cpu, 1) && tries < 1000; tries++)
 			h_sleep_ns(10 * 1000 * 1000);
 	}
 	sched_setaffinity(0, sizeof(was), &was);

@@ -69,6 +69,7 @@ int h_param_set(const char *name, long v);
 
 int h_ncpus(void);			/* online CPUs */
 int h_pin_cpu(int cpu);			/* this thread (-1: any CPU): 0, or -1 and errno */
+int h_cpu_set_online(int cpu, int on);	/* CPU hotplug: 0, or -1 and errno */
 
 /*
  * Run @fn(@arg) on CPU 0 with every other CPU offline, then bring those
@@ -77,7 +78,8 @@ int h_pin_cpu(int cpu);			/* this thread (-1: any CPU): 0, or -1 and errno */
  * x86 puts an INT3 on the site for the duration, and QEMU's multi-threaded
  * TCG (seen with 7.2 and 10.0) can keep another vCPU's translation of that
  * INT3 after the patch is done, which then oopses ("Oops: int3") in
- * 6.12 and 7.2 guests; one vCPU online cannot race with itself.  CPUs
+ * 6.12 and 7.2 guests and hangs 6.1 ones; one vCPU online cannot race
+ * with itself (TESTING.md).  CPUs
  * that will not go offline are left online, with a diagnostic line.
  */
 int h_alone(int (*fn)(void *arg), void *arg);

@@ -217,7 +217,7 @@ static void *mover_fn(void *arg)
  * keep a stale translation of the INT3, which fires after the patch is
  * done: "Oops: int3" in enqueue_task_fair (a CI run of 7.2 died so in
  * idle_wakeups), within seconds of switching HRTICK back and forth on
- * 6.12 and 7.2 while a thread moves between CPUs.  So switch it for 10 s
+ * 6.12 and 7.2 while threads move between CPUs.  So switch it for 10 s
  * that way, through h_alone(); every switch must take, every CPU come
  * back, and the guest runner fails the run on the oops.
  */

@@ -370,11 +370,6 @@ void *cancel_main(void *arg)
 }
 
 /* CPU 1 off and on again, with timers queued on it. */
-static int cpu1_online(int on)
-{
-	return h_write_file("/sys/devices/system/cpu/cpu1/online", on ? "1" : "0");
-}
-
 void *hotplug_main(void *arg)
 {
 	struct worker *w = arg;
@@ -382,13 +377,13 @@ void *hotplug_main(void *arg)
 	private_fds();
 	while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
 		h_sleep_ns(MS(100) + (long long)below(w, MS(400)));
-		if (cpu1_online(0)) {
+		if (h_cpu_set_online(1, 0)) {
 			st_fail("cpu1 offline: %s", strerror(errno));
 			break;
 		}
 		h_sleep_ns(MS(20) + (long long)below(w, MS(200)));
 		/* EBUSY while the kernel is busy: try again */
-		while (cpu1_online(1))
+		while (h_cpu_set_online(1, 1))
 			h_sleep_ns(MS(10));
 		hotplugs++;
 	}
