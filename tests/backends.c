@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The harness's three backends (harness.h: struct tfd_ops): the kernel's
- * timerfd, dtimerfd, and dtimerfd with DTFD_TIMER_DEFERRABLE added to
- * every settime.
+ * The harness's backends (harness.h: struct tfd_ops): the kernel's
+ * timerfd, dtimerfd, dtimerfd with DTFD_TIMER_DEFERRABLE added to every
+ * settime, and (-b intree, on a kernel with patches/ applied) the kernel's
+ * timerfd with TFD_TIMER_DEFERRABLE added to every settime.
  */
 #include <sys/syscall.h>
 
@@ -21,15 +22,19 @@ static int fd_clockid(int fd)
  * for that, which is checked here, and the call is then made without the
  * flag so the rest of the body still compares with native.
  */
-static int defer_settime(int fd, int flags, const struct itimerspec *nv,
-			 struct itimerspec *ov)
+typedef int settime_fn(int fd, int flags, const struct itimerspec *nv,
+		       struct itimerspec *ov);
+
+/* @settime with the deferrable bit (1 << 2), which both flags spell */
+static int settime_deferred(settime_fn *settime, int fd, int flags,
+			    const struct itimerspec *nv, struct itimerspec *ov)
 {
 	/*
 	 * A test passing bit 3 means timerfd's unknown bit: PERCPU alone,
 	 * which is EINVAL as timerfd's answer is, not deferral per CPU.
 	 */
-	int r = dtimerfd_settime(fd, flags & DTFD_TIMER_PERCPU ? flags :
-				 flags | DTFD_TIMER_DEFERRABLE, nv, ov);
+	int r = settime(fd, flags & DTFD_TIMER_PERCPU ? flags :
+			flags | DTFD_TIMER_DEFERRABLE, nv, ov);
 	int c;
 
 	if (!r || errno != EINVAL)
@@ -38,7 +43,13 @@ static int defer_settime(int fd, int flags, const struct itimerspec *nv,
 	errno = EINVAL;
 	if (c != CLOCK_REALTIME_ALARM && c != CLOCK_BOOTTIME_ALARM)
 		return r;
-	return dtimerfd_settime(fd, flags, nv, ov);
+	return settime(fd, flags, nv, ov);
+}
+
+static int defer_settime(int fd, int flags, const struct itimerspec *nv,
+			 struct itimerspec *ov)
+{
+	return settime_deferred(dtimerfd_settime, fd, flags, nv, ov);
 }
 
 /*
@@ -63,14 +74,30 @@ static int native_gettime(int fd, struct itimerspec *cur)
 	return syscall(SYS_timerfd_gettime, fd, cur);
 }
 
+/*
+ * The in-tree flag is the module's DTFD_TIMER_DEFERRABLE value, with the
+ * same EINVAL on the alarm clocks: one wrapper serves both.
+ */
+_Static_assert(TFD_TIMER_DEFERRABLE == DTFD_TIMER_DEFERRABLE,
+	       "the in-tree flag and the module's differ");
+
+static int intree_settime(int fd, int flags, const struct itimerspec *nv,
+			  struct itimerspec *ov)
+{
+	return settime_deferred(native_settime, fd, flags, nv, ov);
+}
+
 const struct tfd_ops native_ops = {
-	"native", BK_NATIVE, timerfd_create, native_settime, native_gettime,
+	"native", BK_NATIVE, timerfd_create, native_settime, native_gettime, 0,
 };
 const struct tfd_ops dtfd_ops = {
 	"dtimerfd", BK_DTFD, dtimerfd_create, dtimerfd_settime,
-	dtimerfd_gettime,
+	dtimerfd_gettime, 0,
 };
 const struct tfd_ops defer_ops = {
 	"deferrable", BK_DEFER, dtimerfd_create, defer_settime,
-	dtimerfd_gettime,
+	dtimerfd_gettime, 1,
+};
+const struct tfd_ops intree_ops = {
+	"intree", BK_NATIVE, timerfd_create, intree_settime, native_gettime, 1,
 };

@@ -71,20 +71,66 @@ void late_check(struct lates *l, const char *what)
 		l->v[l->n - 1]);
 }
 
+/*
+ * The timer under test: the module's, or on the in-tree backend (-b
+ * intree, T_INTREE cases) the kernel's timerfd with TFD_TIMER_DEFERRABLE,
+ * the same bit.  The in-tree flag always defers per CPU: it has no
+ * DTFD_TIMER_PERCPU, and the bit is dropped.
+ */
+static int intree(void)
+{
+	return h_ops == &intree_ops;
+}
+
 int dcreate(clockid_t clk)
 {
-	int fd = dtimerfd_create(clk, DTFD_CLOEXEC);
+	int fd = intree() ? timerfd_create(clk, TFD_CLOEXEC) :
+			    dtimerfd_create(clk, DTFD_CLOEXEC);
 
-	ASSERTF(fd >= 0, "dtimerfd_create(%s): %s", h_clock_name(clk),
+	ASSERTF(fd >= 0, "create(%s): %s", h_clock_name(clk),
 		strerror(errno));
 	return fd;
+}
+
+int dsettime(int fd, int flags, const struct itimerspec *its,
+	     struct itimerspec *old)
+{
+	if (intree())
+		return native_ops.settime(fd, flags & ~DTFD_TIMER_PERCPU, its,
+					  old);
+	return dtimerfd_settime(fd, flags, its, old);
+}
+
+int dgettime(int fd, struct itimerspec *cur)
+{
+	return intree() ? native_ops.gettime(fd, cur) :
+			  dtimerfd_gettime(fd, cur);
 }
 
 int arm(int fd, int flags, long long value, long long interval)
 {
 	struct itimerspec its = h_its(value, interval);
 
-	return dtimerfd_settime(fd, flags, &its, NULL);
+	return dsettime(fd, flags, &its, NULL);
+}
+
+/*
+ * fdinfo names the mode ("strict", "deferrable", "deferrable-percpu"):
+ * the module in a line of its own, the in-tree flag in "settime flags".
+ */
+void expect_mode(const struct h_fdinfo *fi, const char *mode)
+{
+	char line[64];
+
+	if (intree()) {
+		EXPECTF(!(fi->settime_flags & TFD_TIMER_DEFERRABLE) ==
+			!strcmp(mode, "strict"), "settime flags %s, want %s",
+			fi->settime_flags_str, mode);
+		return;
+	}
+	snprintf(line, sizeof(line), "dtimerfd-mode: %s\n", mode);
+	EXPECTF(strstr(fi->extra, line) != NULL, "no '%s' in '%s'", mode,
+		fi->extra);
 }
 
 /*
@@ -121,7 +167,7 @@ static void oneshot_never_early(clockid_t clk, long long interval, int iters,
 	close(fd);
 }
 
-TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER, 120)
+TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 120)
 {
 	static const long long ivals[] = {
 		MS(1), MS(2), MS(5), MS(10), MS(20), MS(50), MS(100),
@@ -156,7 +202,7 @@ TEST(never_early_oneshot, T_DTFD_ONLY | T_NO_DEFER, 120)
  * Periodic: after every read, the total count must not exceed the number
  * of schedule points that have passed.
  */
-TEST(never_early_periodic, T_DTFD_ONLY | T_NO_DEFER, 60)
+TEST(never_early_periodic, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 60)
 {
 	static const long long ivals[] = { MS(1), MS(4), MS(10), MS(25) };
 	struct h_spinner s;
@@ -192,7 +238,7 @@ TEST(never_early_periodic, T_DTFD_ONLY | T_NO_DEFER, 60)
  * A strict and a deferrable timer on the same schedule, read mid-period on
  * an idle CPU, report the same counts: overruns come from the deadline.
  */
-TEST(overruns_match_strict, T_DTFD_ONLY | T_NO_DEFER, 60)
+TEST(overruns_match_strict, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 60)
 {
 	int sfd = dcreate(CLOCK_MONOTONIC), dfd = dcreate(CLOCK_MONOTONIC);
 	long long period = MS(40), start = h_now(CLOCK_MONOTONIC) + MS(20);
@@ -225,7 +271,7 @@ TEST(overruns_match_strict, T_DTFD_ONLY | T_NO_DEFER, 60)
 }
 
 /* gettime never reports more than was asked, in either mode */
-TEST(gettime_not_above_request, T_DTFD_ONLY | T_NO_DEFER, 30)
+TEST(gettime_not_above_request, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 30)
 {
 	static const long long req[] = { MS(3), MS(250), SEC(1), SEC(3600),
 					 SEC(60LL * 86400) };
@@ -239,7 +285,7 @@ TEST(gettime_not_above_request, T_DTFD_ONLY | T_NO_DEFER, 30)
 			long long v;
 
 			ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE, req[i], req[i]));
-			ASSERT_OK(dtimerfd_gettime(fd, &cur));
+			ASSERT_OK(dgettime(fd, &cur));
 			v = h_its_value(&cur);
 			EXPECTF(v <= req[i], "asked %lld, remaining %lld",
 				req[i], v);
@@ -253,7 +299,7 @@ TEST(gettime_not_above_request, T_DTFD_ONLY | T_NO_DEFER, 30)
  * Lateness on a busy CPU: median near a jiffy.  Reported as a
  * diagnostic; the benchmark holds the real target (1 jiffy + 0.5 ms).
  */
-TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER, 120)
+TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 120)
 {
 	static const long long ivals[] = { MS(10), MS(100), SEC(1) };
 	int fd = dcreate(CLOCK_MONOTONIC);
@@ -287,7 +333,7 @@ TEST(busy_cpu_lateness, T_DTFD_ONLY | T_NO_DEFER, 120)
 }
 
 /* 60 days: accepted, reported by gettime, not fired early */
-TEST(long_interval_60_days, T_DTFD_ONLY | T_NO_DEFER, 30)
+TEST(long_interval_60_days, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 30)
 {
 	long long days60 = SEC(60LL * 86400);
 	int fd = dcreate(CLOCK_MONOTONIC);
@@ -298,15 +344,15 @@ TEST(long_interval_60_days, T_DTFD_ONLY | T_NO_DEFER, 30)
 	h_pin(0);
 	h_idle_spinner(&s, 0);
 	ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE, days60, days60));
-	ASSERT_OK(dtimerfd_gettime(fd, &cur));
+	ASSERT_OK(dgettime(fd, &cur));
 	EXPECT(h_its_value(&cur) <= days60);
 	EXPECT(h_its_value(&cur) > days60 - SEC(5));
 	EXPECT(h_its_interval(&cur) == days60);
 	h_sleep_ns(SEC(1));
 	ASSERT_OK(h_fdinfo(fd, &fi));
 	EXPECT(fi.ticks == 0);
-	EXPECT(strstr(fi.extra, "dtimerfd-mode: deferrable") != NULL);
-	ASSERT_OK(dtimerfd_gettime(fd, &cur));
+	expect_mode(&fi, "deferrable");
+	ASSERT_OK(dgettime(fd, &cur));
 	EXPECT(h_its_value(&cur) < days60 - MS(900));
 	h_spinner_stop(&s);
 	close(fd);
@@ -316,7 +362,7 @@ TEST(long_interval_60_days, T_DTFD_ONLY | T_NO_DEFER, 30)
  * Absolute realtime deadlines follow clock steps: a step past the deadline
  * makes a 60-day timer due; a step back never makes one early.
  */
-TEST(realtime_steps, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 60)
+TEST(realtime_steps, T_DTFD_ONLY | T_NO_DEFER | T_INTREE | T_CLOCK, 60)
 {
 	int fd = dcreate(CLOCK_REALTIME);
 	long long deadline;
@@ -370,7 +416,7 @@ TEST(realtime_steps, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 60)
  * whichever order the two were armed (the clock walk visits the newest
  * watcher first; the riders were aimed for the earlier's old distance).
  */
-TEST(realtime_step_two_timers, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 90)
+TEST(realtime_step_two_timers, T_DTFD_ONLY | T_NO_DEFER | T_INTREE | T_CLOCK, 90)
 {
 	struct h_spinner s;
 	int order;
@@ -416,7 +462,7 @@ TEST(realtime_step_two_timers, T_DTFD_ONLY | T_NO_DEFER | T_CLOCK, 90)
 }
 
 /* strict <-> deferrable: each settime chooses, old values stay right */
-TEST(mode_switch, T_DTFD_ONLY | T_NO_DEFER, 30)
+TEST(mode_switch, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 30)
 {
 	int fd = dcreate(CLOCK_MONOTONIC), i;
 	struct itimerspec its = h_its(MS(20), MS(20)), old;
@@ -429,16 +475,17 @@ TEST(mode_switch, T_DTFD_ONLY | T_NO_DEFER, 30)
 		int flags = i & 1 ? DTFD_TIMER_DEFERRABLE : 0;
 		uint64_t ticks;
 
-		ASSERT_OK(dtimerfd_settime(fd, flags, &its, &old));
+		ASSERT_OK(dsettime(fd, flags, &its, &old));
 		if (i) {
 			EXPECT(h_its_interval(&old) == MS(20));
 			EXPECT(h_its_value(&old) > 0 &&
 			       h_its_value(&old) <= MS(20));
 		}
 		ASSERT_OK(h_fdinfo(fd, &fi));
-		EXPECT(strstr(fi.extra, flags ? "dtimerfd-mode: deferrable" :
-					"dtimerfd-mode: strict") != NULL);
-		EXPECT(fi.settime_flags == 0);
+		expect_mode(&fi, flags ? "deferrable" : "strict");
+		/* the module keeps its mode out of timerfd's flags */
+		if (!intree())
+			EXPECT(fi.settime_flags == 0);
 		ASSERT(h_read(fd, &ticks) == 8);
 		EXPECT(ticks >= 1);
 	}
@@ -460,8 +507,7 @@ static void *race_settime(void *arg)
 		long long v = 1000LL << (i % 14);	/* 1 us .. 8 ms */
 		struct itimerspec its = h_its(v, i % 3 ? v : 0), old;
 
-		dtimerfd_settime(r->fd, i & 1 ? DTFD_TIMER_DEFERRABLE : 0,
-				 &its, &old);
+		dsettime(r->fd, i & 1 ? DTFD_TIMER_DEFERRABLE : 0, &its, &old);
 		i++;
 	}
 	return NULL;
@@ -478,13 +524,13 @@ static void *race_reader(void *arg)
 
 		poll(&p, 1, 1);
 		read(r->fd, &t, sizeof(t));
-		dtimerfd_gettime(r->fd, &cur);
+		dgettime(r->fd, &cur);
 	}
 	return NULL;
 }
 
 /* settime racing callbacks, reads and gettime, switching modes */
-TEST(mode_switch_race, T_DTFD_ONLY | T_NO_DEFER, 60)
+TEST(mode_switch_race, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 60)
 {
 	struct racer r = { .fd = dcreate(CLOCK_MONOTONIC) };
 	pthread_t a, b, c;
@@ -501,24 +547,24 @@ TEST(mode_switch_race, T_DTFD_ONLY | T_NO_DEFER, 60)
 	pthread_join(c, NULL);
 	/* still a working timer */
 	ASSERT_OK(arm(r.fd, DTFD_TIMER_DEFERRABLE, MS(5), 0));
-	ASSERT_OK(dtimerfd_gettime(r.fd, &cur));
+	ASSERT_OK(dgettime(r.fd, &cur));
 	EXPECT(h_its_value(&cur) <= MS(5));
 	EXPECT(h_poll(r.fd, 2000, NULL) == 1);
 	close(r.fd);
 }
 
 /* an alarm must wake the system: it cannot be deferrable */
-TEST(alarm_not_deferrable, T_DTFD_ONLY | T_NO_DEFER, 10)
+TEST(alarm_not_deferrable, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 10)
 {
 	int fd;
 
 	h_require_alarm();
-	fd = dtimerfd_create(CLOCK_BOOTTIME_ALARM, 0);
+	fd = dcreate(CLOCK_BOOTTIME_ALARM);
 	ASSERT(fd >= 0);
 	EXPECT_ERR(arm(fd, DTFD_TIMER_DEFERRABLE, MS(10), 0), EINVAL);
 	EXPECT_OK(arm(fd, 0, MS(10), 0));
 	close(fd);
-	fd = dtimerfd_create(CLOCK_REALTIME_ALARM, 0);
+	fd = dcreate(CLOCK_REALTIME_ALARM);
 	ASSERT(fd >= 0);
 	EXPECT_ERR(arm(fd, DTFD_TIMER_DEFERRABLE | DTFD_TIMER_ABSTIME,
 		       h_now(CLOCK_REALTIME) + SEC(1), 0), EINVAL);

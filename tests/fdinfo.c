@@ -60,7 +60,7 @@ static void check_lines(const struct tfd_ops *ops, int fd, const char *what,
 			unsigned int fl = strtoul(lines[2] + 14, NULL, 8);
 
 			REC(fl & 3, "%s: settime flags & 3", what);
-			if (ops->kind == BK_DEFER)
+			if (ops->defers)
 				continue;
 		} else {
 			h_rec_str(lines[i], "%s: line %d", what, i + 1);

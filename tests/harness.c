@@ -332,24 +332,64 @@ static int probe_defer(char *why, size_t len)
 
 static void usage(const char *argv0)
 {
-	printf("usage: %s [-l] [-t TEST]... [-b native|dtimerfd|deferrable]...\n"
+	printf("usage: %s [-l] [-t TEST]... [-b native|dtimerfd|deferrable|intree]...\n"
 	       "  -l          list the cases\n"
 	       "  -t TEST     run only TEST (repeatable)\n"
 	       "  -b BACKEND  run only these backends (native always runs when\n"
-	       "              a dtimerfd case compares against it)\n"
-	       "  DTFD_TEST_SLOW=N multiplies every timeout by N\n",
+	       "              a dtimerfd case compares against it); intree, the\n"
+	       "              kernel's TFD_TIMER_DEFERRABLE (patches/), only\n"
+	       "              when named\n"
+	       "  DTFD_TEST_SLOW=N multiplies every timeout by N\n"
+	       "  DTFD_TEST_BACKENDS=B,B... the backends when -b is not given\n",
 	       argv0);
 }
 
 #define BIT_NATIVE	1
 #define BIT_DTFD	2
 #define BIT_DEFER	4
+#define BIT_INTREE	8
 
 /* The command line: the cases asked for (none: all), backends, -l. */
 struct h_args {
 	const char *only[64];
 	int nonly, backends, list;
 };
+
+static int backend_bit(const char *name)
+{
+	if (!strcmp(name, "native"))
+		return BIT_NATIVE;
+	if (!strcmp(name, "dtimerfd"))
+		return BIT_DTFD;
+	if (!strcmp(name, "deferrable"))
+		return BIT_DEFER;
+	if (!strcmp(name, "intree"))
+		return BIT_INTREE;
+	return 0;
+}
+
+/* DTFD_TEST_BACKENDS (vm/check passes it on): a comma list, or 0 */
+static int env_backends(void)
+{
+	const char *s = getenv("DTFD_TEST_BACKENDS");
+	char buf[128], *tok, *save;
+	int bits = 0, b;
+
+	if (!s || !*s)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		b = backend_bit(tok);
+		if (!b) {
+			fprintf(stderr, "DTFD_TEST_BACKENDS: no backend '%s'\n",
+				tok);
+			return -1;
+		}
+		bits |= b;
+	}
+	return bits;
+}
 
 /* Read the options into @a: -1, or the status to exit with. */
 static int parse_args(int argc, char **argv, struct h_args *a)
@@ -367,16 +407,11 @@ static int parse_args(int argc, char **argv, struct h_args *a)
 				a->only[a->nonly++] = optarg;
 			break;
 		case 'b':
-			if (!strcmp(optarg, "native"))
-				a->backends |= BIT_NATIVE;
-			else if (!strcmp(optarg, "dtimerfd"))
-				a->backends |= BIT_DTFD;
-			else if (!strcmp(optarg, "deferrable"))
-				a->backends |= BIT_DEFER;
-			else {
+			if (!backend_bit(optarg)) {
 				usage(argv[0]);
 				return 1;
 			}
+			a->backends |= backend_bit(optarg);
 			break;
 		default:
 			usage(argv[0]);
@@ -384,11 +419,22 @@ static int parse_args(int argc, char **argv, struct h_args *a)
 		}
 	}
 	if (!a->backends)
+		a->backends = env_backends();
+	if (a->backends < 0)
+		return 1;
+	if (!a->backends)
 		a->backends = BIT_NATIVE | BIT_DTFD | BIT_DEFER;
 	s = getenv("DTFD_TEST_SLOW");
 	if (s && atoi(s) > 0)
 		h_slow = atoi(s);
 	return -1;
+}
+
+/* The in-tree backend: every case with a deferrable variant, and T_INTREE's. */
+static int runs_intree(const struct test_case *tc)
+{
+	return (tc->flags & T_INTREE) ||
+	       !(tc->flags & (T_NO_DEFER | T_DTFD_ONLY));
 }
 
 /*
@@ -422,23 +468,57 @@ static int plan_cases(const struct h_args *a)
 			planned++;
 		if (!(tc->flags & T_NO_DEFER) && (a->backends & BIT_DEFER))
 			planned++;
+		if (runs_intree(tc) && (a->backends & BIT_INTREE))
+			planned++;
 	}
 	return planned;
 }
 
-/* Whether dtimerfd (0) and its deferrable backend (1) run here, and why not. */
+/* Whether the kernel's timerfd takes TFD_TIMER_DEFERRABLE (patches/). */
+static int probe_intree(char *why, size_t len)
+{
+	struct itimerspec its = h_its(SEC(3600), 0);
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+	int ret;
+
+	if (fd < 0) {
+		snprintf(why, len, "timerfd_create: %s", strerror(errno));
+		return 0;
+	}
+	ret = timerfd_settime(fd, TFD_TIMER_DEFERRABLE, &its, NULL);
+	if (ret)
+		snprintf(why, len,
+			 "this kernel's timerfd has no TFD_TIMER_DEFERRABLE: %s",
+			 strerror(errno));
+	close(fd);
+	return ret == 0;
+}
+
+/* The backends after native, their -b bits, whether they run here and why not. */
+static const struct {
+	const struct tfd_ops *ops;
+	int bit;
+	unsigned int not_for;	/* the cases it skips: their flags */
+} others[] = {
+	{ &dtfd_ops, BIT_DTFD, 0 },
+	{ &defer_ops, BIT_DEFER, T_NO_DEFER },
+	{ &intree_ops, BIT_INTREE, 0 },	/* runs_intree() */
+};
+
 static struct {
 	int have;
 	char why[200];
-} avail[2];
+} avail[ARRAY_SIZE(others)];
 
-static void probe_backends(void)
+static void probe_backends(int backends)
 {
 	avail[0].have = probe_dtfd(avail[0].why, sizeof(avail[0].why));
 	avail[1].have = avail[0].have &&
 			probe_defer(avail[1].why, sizeof(avail[1].why));
 	if (!avail[0].have)
 		snprintf(avail[1].why, sizeof(avail[1].why), "%s", avail[0].why);
+	if (backends & BIT_INTREE)
+		avail[2].have = probe_intree(avail[2].why, sizeof(avail[2].why));
 }
 
 /* The runs of a case: native's and its trace, the other backend's. */
@@ -449,14 +529,14 @@ struct h_runs {
 };
 
 /*
- * Case @tc on dtimerfd (@b 0) or the deferrable backend (@b 1): skipped
- * where the backend is missing or native skipped, else run and, unless
- * the case says not to, compared with native's trace.
+ * Case @tc on others[@b]: skipped where the backend is missing or native
+ * skipped, else run and, unless the case says not to, compared with
+ * native's trace.  The deferrable backends run with every CPU kept busy.
  */
 static void run_backend(const struct test_case *tc, int b,
 			struct h_runs *r)
 {
-	const struct tfd_ops *ops = b ? &defer_ops : &dtfd_ops;
+	const struct tfd_ops *ops = others[b].ops;
 	struct verdict v;
 
 	if (!avail[b].have) {
@@ -471,10 +551,10 @@ static void run_backend(const struct test_case *tc, int b,
 		tap(4, tc->name, ops->name, why);
 		return;
 	}
-	if (b)
+	if (ops->defers)
 		keepers_start();
 	run_child(tc, ops, r->drun, &v);
-	if (b)
+	if (ops->defers)
 		keepers_stop();
 	if (v.result != 4 && r->native_ran && r->nv.result != 4 &&
 	    !(tc->flags & T_NO_COMPARE) &&
@@ -493,17 +573,18 @@ static void run_case(const struct test_case *tc, int backends,
 {
 	r->nv = (struct verdict){ 4, "not run" };
 	r->native_ran = 0;
-	if (!(tc->flags & T_DTFD_ONLY) &&
-	    (backends & (BIT_NATIVE | BIT_DTFD | BIT_DEFER))) {
+	if (!(tc->flags & T_DTFD_ONLY) && backends) {
 		run_child(tc, &native_ops, r->nrun, &r->nv);
 		r->native_ran = 1;
 		if (backends & BIT_NATIVE)
 			tap(r->nv.result, tc->name, "native", r->nv.reason);
 	}
-	for (int b = 0; b < 2; b++) {
-		if (!(backends & (b ? BIT_DEFER : BIT_DTFD)))
+	for (size_t b = 0; b < ARRAY_SIZE(others); b++) {
+		if (!(backends & others[b].bit))
 			continue;
-		if (b && (tc->flags & T_NO_DEFER))
+		if (tc->flags & others[b].not_for)
+			continue;
+		if (others[b].ops == &intree_ops && !runs_intree(tc))
 			continue;
 		run_backend(tc, b, r);
 	}
@@ -524,7 +605,7 @@ int h_main(int argc, char **argv)
 	if (a.list)
 		return 0;
 
-	probe_backends();
+	probe_backends(a.backends);
 	/* as kselftest: no version line when nested under a TAP runner */
 	if (!getenv("KSFT_TAP_LEVEL"))
 		printf("TAP version 13\n");
@@ -533,6 +614,8 @@ int h_main(int argc, char **argv)
 		printf("# %s\n", avail[0].why);
 	else if (!avail[1].have)
 		printf("# %s\n", avail[1].why);
+	if ((a.backends & BIT_INTREE) && !avail[2].have)
+		printf("# %s\n", avail[2].why);
 
 	r.nrun = run_alloc();
 	r.drun = run_alloc();

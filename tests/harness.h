@@ -53,7 +53,11 @@ enum backend {
 	BK_DEFER,
 };
 
-/* The three calls a test body uses to make and program a timer. */
+/*
+ * The three calls a test body uses to make and program a timer.  @kind
+ * is the implementation (the in-tree backend is the kernel's timerfd);
+ * @defers says that settime adds a deferrable flag of its own.
+ */
 struct tfd_ops {
 	const char *name;
 	enum backend kind;
@@ -61,11 +65,18 @@ struct tfd_ops {
 	int (*settime)(int fd, int flags, const struct itimerspec *new_value,
 		       struct itimerspec *old_value);
 	int (*gettime)(int fd, struct itimerspec *curr_value);
+	int defers;
 };
 
 extern const struct tfd_ops native_ops;
 extern const struct tfd_ops dtfd_ops;
 extern const struct tfd_ops defer_ops;
+extern const struct tfd_ops intree_ops;
+
+#ifndef TFD_TIMER_DEFERRABLE
+/* patches/: the in-tree flag, the 2014 RFC's value (1 << 2) */
+#define TFD_TIMER_DEFERRABLE	(1 << 2)
+#endif
 
 /* Test flags */
 #define T_NO_DEFER	(1u << 0)	/* no deferrable variant (no settime) */
@@ -73,6 +84,11 @@ extern const struct tfd_ops defer_ops;
 #define T_DTFD_ONLY	(1u << 2)	/* no native run: dtimerfd-only facts */
 #define T_CLOCK		(1u << 3)	/* steps CLOCK_REALTIME (restored) */
 #define T_NATIVE_MAY_SKIP (1u << 4)	/* native skips: dtimerfd runs alone */
+/*
+ * A dtimerfd-only case that states a fact of deferrable timers, not of the
+ * module: -b intree runs it on the kernel's TFD_TIMER_DEFERRABLE too.
+ */
+#define T_INTREE	(1u << 5)
 
 struct test_case {
 	const char *name;

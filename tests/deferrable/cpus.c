@@ -74,7 +74,7 @@ static unsigned long long fdinfo_ticks(int ifd)
  * CPU 0 wakes for something else, it fires.  Armed from CPU 0 while CPU 0
  * spins: on time, every time.
  */
-TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
+TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 120)
 {
 	int fd = dcreate(CLOCK_MONOTONIC), k, quiet = 0, woke = 0, gone = 0;
 	int pfd = open("/proc/interrupts", O_RDONLY | O_CLOEXEC);

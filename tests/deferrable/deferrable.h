@@ -20,5 +20,12 @@ void late_check(struct lates *l, const char *what);
 int dcreate(clockid_t clk);
 /* dtimerfd_settime of @value and @interval with @flags */
 int arm(int fd, int flags, long long value, long long interval);
+/* the settime and gettime of the timer under test (module or in-tree) */
+int dsettime(int fd, int flags, const struct itimerspec *its,
+	     struct itimerspec *old);
+int dgettime(int fd, struct itimerspec *cur);
+struct h_fdinfo;
+/* fdinfo says the timer is in @mode: strict, deferrable, deferrable-percpu */
+void expect_mode(const struct h_fdinfo *fi, const char *mode);
 
 #endif
