@@ -44,6 +44,9 @@
 #                        >= 95 % of lines, the rest in vm/coverage-exempt
 #   make check-nohz      stress, then timers on CPU 0 must not interrupt a
 #                        nohz_full CPU 1 (Debian's kernel, nohz_full=1)
+#   make check-intree    patches/ on Linux 7.2 (each patch built on its own,
+#                        checkpatch), booted: the suite's in-tree backend
+#                        and the kselftests, KASAN/lockdep (~45 min; root)
 #   make check-stress    10 min of races and stress (clock steps, hotplug,
 #                        race_delay_us) on KVER, module built with -DDTFD_DEBUG
 #   make check-all       make check and check-stress on every installed and
@@ -103,7 +106,7 @@ KBUILD_ARGS := -C $(KDIR) M=$(TOP) DTIMERFD_VERSION=$(DTIMERFD_VERSION) \
 	checkpatch sparse uapi-check warnings man-check version-check kdir-check bench bench-smoke \
 	debug-kernel install install-module install-lib install-man install-tools \
 	install-data uninstall check-install dkms-install check-dkms check-dracut check-host-trixie check-debug check-stress \
-	check-faults check-kcsan check-lockstat check-coverage check-nohz \
+	check-faults check-kcsan check-lockstat check-coverage check-nohz check-intree \
 	check-all check-all-kernels clean clean-module help
 
 PREFIX ?= /usr/local
@@ -240,6 +243,12 @@ STRESS_SECONDS ?= 600
 check-stress: deps
 	$(MAKE) userlib tests
 	$(TOOL_ARCH) vm/check-stress --kernel $(KVER) --seconds $(STRESS_SECONDS)
+
+# The in-tree lane (vm/check-intree): the TFD_TIMER_DEFERRABLE series of
+# patches/ on Debian's linux-source-7.2, built patch by patch and booted.
+check-intree: deps
+	$(MAKE) userlib tests
+	vm/check-intree
 
 # The debug lane on that kernel (vm/check-debug): the suite, then fuzz,
 # stress and lifecycle runs long enough to count; about 1.5 hours.
