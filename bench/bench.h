@@ -37,15 +37,36 @@ enum bench_mode {
 	M_SLACK_B,		/* strict, slack cfg.slack_ns[1] */
 	M_BOUND_A,		/* deferrable, max_defer cfg.bound_ns[0] */
 	M_BOUND_B,		/* deferrable, max_defer cfg.bound_ns[1] */
+	/*
+	 * The kernel's own TFD_TIMER_DEFERRABLE (patches/, issue 30): run
+	 * only where timerfd takes the flag (have_intree).
+	 */
+	M_INTREE,
 	NALLMODES
 };
+
+/* timerfd takes TFD_TIMER_DEFERRABLE: the kernel has patches/ applied */
+extern int have_intree;
+int probe_intree(void);
+/* whether @mode runs on this kernel */
+static inline int mode_available(int mode)
+{
+	return mode != M_INTREE || have_intree;
+}
 
 /* "native", ..., "slack1ms", "bound20ms" (named after the values) */
 extern const char *mode_name[NALLMODES];
 
 static inline int mode_is_deferrable(int mode)
 {
-	return mode == M_DEFER || mode == M_BOUND_A || mode == M_BOUND_B;
+	return mode == M_DEFER || mode == M_BOUND_A || mode == M_BOUND_B ||
+	       mode == M_INTREE;
+}
+
+/* the modes made with timerfd_create(2) */
+static inline int mode_is_timerfd(int mode)
+{
+	return mode == M_NATIVE || mode == M_INTREE;
 }
 
 struct bench_cfg {

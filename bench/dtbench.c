@@ -126,9 +126,9 @@ static void facts(void)
 	      (long long)cfg.slack_ns[1]);
 	out_i("bound_ns", "%lld %lld", (long long)cfg.bound_ns[0],
 	      (long long)cfg.bound_ns[1]);
-	out_i("modes", "%s %s %s %s %s %s %s", mode_name[0], mode_name[1],
+	out_i("modes", "%s %s %s %s %s %s %s%s", mode_name[0], mode_name[1],
 	      mode_name[2], mode_name[3], mode_name[4], mode_name[5],
-	      mode_name[6]);
+	      mode_name[6], have_intree ? " intree" : "");
 }
 
 int main(int argc, char **argv)
@@ -185,6 +185,7 @@ int main(int argc, char **argv)
 	if (bound)
 		two_us(bound, cfg.bound_ns);
 	mode_names_init();
+	probe_intree();
 	cfg.ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (cpu >= 0)
 		cfg.cpu = cpu;

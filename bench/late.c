@@ -66,16 +66,18 @@ static int ngroups(void)
 }
 
 static const int late_modes[] = { M_DEFER, M_STRICT, M_BOUND_A, M_BOUND_B,
-				   M_SLACK_A, M_SLACK_B };
-#define NLATE	((int)(sizeof(late_modes) / sizeof(late_modes[0])))
+				   M_SLACK_A, M_SLACK_B, M_INTREE };
+#define NLATE_MAX	((int)(sizeof(late_modes) / sizeof(late_modes[0])))
+/* the modes run here: M_INTREE, last, only where the kernel has it */
+#define NLATE	(have_intree ? NLATE_MAX : NLATE_MAX - 1)
 #define STATS_GROUP	1	/* the 100 ms timers */
 
 /*
  * One repetition, every mode at once; fills @s[mode index][group] and
  * @st[mode index] (the first STATS_GROUP timer's statistics).
  */
-static void late_run(double duration_s, struct samples s[NLATE][NGROUPS],
-		     struct dtfd_stats st[NLATE])
+static void late_run(double duration_s, struct samples s[NLATE_MAX][NGROUPS],
+		     struct dtfd_stats st[NLATE_MAX])
 {
 	struct epoll_event ev, evs[64];
 	struct late_timer *t;
@@ -140,6 +142,7 @@ static void late_run(double duration_s, struct samples s[NLATE][NGROUPS],
 	for (i = 0; i < n; i++)
 		if (t[i].group == STATS_GROUP &&
 		    (i < NLATE || t[i - NLATE].group != STATS_GROUP) &&
+		    !mode_is_timerfd(late_modes[t[i].mode]) &&
 		    dtimerfd_get_stats(t[i].fd, &st[t[i].mode]))
 			die("dtimerfd_get_stats: %s", strerror(errno));
 	for (i = 0; i < n; i++)
@@ -150,8 +153,8 @@ static void late_run(double duration_s, struct samples s[NLATE][NGROUPS],
 
 void bench_late(void)
 {
-	struct samples s[NLATE][NGROUPS], pooled[NLATE][NGROUPS];
-	struct dtfd_stats st[NLATE];
+	struct samples s[NLATE_MAX][NGROUPS], pooled[NLATE_MAX][NGROUPS];
+	struct dtfd_stats st[NLATE_MAX];
 	int rep, g, i, spin = cfg.late_spin_one ? cfg.cpu : -1;
 	char metric[32];
 
@@ -173,6 +176,9 @@ void bench_late(void)
 		for (i = 0; i < NLATE; i++) {
 			const struct dtfd_stats *y = &st[i];
 			int mo = late_modes[i];
+
+			if (mode_is_timerfd(mo))	/* no statistics */
+				continue;
 
 			out_r("late.stats", mo, "expirations", rep, y->expirations);
 			out_r("late.stats", mo, "deliveries", rep, y->deliveries);

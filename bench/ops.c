@@ -126,15 +126,22 @@ static void diagnostics(int rep, int dfd)
 void bench_ops(void)
 {
 	struct itimerspec far = { .it_value = { 3600, 0 } };
-	int fds[NMODES], rep, op, c, i, m;
+	int fds[NALLMODES], rep, op, c, i, m, k;
 	int n = cfg.ops_iters / OPS_CHUNKS;
+	/* native, strict, deferrable, and the in-tree flag where it exists */
+	int modes[NMODES + 1], nm = 0;
 	char metric[32];
 
+	for (m = 0; m < NMODES; m++)
+		modes[nm++] = m;
+	if (have_intree)
+		modes[nm++] = M_INTREE;
 	progress("ops: settime, gettime, read x %d per mode per rep",
 		 n * OPS_CHUNKS);
 	pin_self(cfg.cpu);
 	measure_overhead();
-	for (m = 0; m < NMODES; m++) {
+	for (k = 0; k < nm; k++) {
+		m = modes[k];
 		fds[m] = t_create(m, TFD_CLOEXEC);
 		if (fds[m] < 0)
 			die("create %s: %s", mode_name[m], strerror(errno));
@@ -142,27 +149,28 @@ void bench_ops(void)
 
 	for (rep = 0; rep < cfg.reps; rep++) {
 		for (op = 0; op < NOPS; op++) {
-			struct samples per[NMODES];
+			struct samples per[NALLMODES];
 
 			memset(per, 0, sizeof(per));
 			/* the timer under gettime and read is armed, far off */
-			for (m = 0; m < NMODES; m++)
-				t_settime(m, fds[m], 0, &far, NULL);
+			for (k = 0; k < nm; k++)
+				t_settime(modes[k], fds[modes[k]], 0, &far, NULL);
 			/* warm the caches and the branch predictors */
-			for (m = 0; m < NMODES; m++)
-				chunk(op, m, fds[m], n);
+			for (k = 0; k < nm; k++)
+				chunk(op, modes[k], fds[modes[k]], n);
 			/*
-			 * Rounds of one chunk per mode, back to back: the
-			 * median over the rounds shrugs off bursts of host
-			 * load that hit a few chunks.
+			 * Rounds of one chunk per mode, back to back, each
+			 * mode first in turn: the median over the rounds
+			 * shrugs off bursts of host load that hit a few chunks.
 			 */
 			for (c = 0; c < OPS_CHUNKS; c++)
-				for (i = 0; i < NMODES; i++) {
-					m = mode_at(rep + c, i);
+				for (i = 0; i < nm; i++) {
+					m = modes[(rep + c + i) % nm];
 					samples_add(&per[m], tsc_to_ns((int64_t)
 						    chunk(op, m, fds[m], n)) / n);
 				}
-			for (m = 0; m < NMODES; m++) {
+			for (k = 0; k < nm; k++) {
+				m = modes[k];
 				snprintf(metric, sizeof(metric), "%s_ns",
 					 op_name[op]);
 				out_r("ops", m, metric, rep,
@@ -173,6 +181,6 @@ void bench_ops(void)
 		diagnostics(rep, fds[M_STRICT]);
 		out_flush();
 	}
-	for (m = 0; m < NMODES; m++)
-		close(fds[m]);
+	for (k = 0; k < nm; k++)
+		close(fds[modes[k]]);
 }

@@ -105,6 +105,42 @@ function row(label, test, metric,    m) {
 	printf "\n"
 }
 
+# ---- issue 30: the kernel's own TFD_TIMER_DEFERRABLE (patches/) ----
+#
+# Only on a kernel with the series applied (make check-intree's, or one's
+# own): the mode "intree" is then in the run, beside timerfd and the module.
+function intree_section(    mi, m, i, c, k, kn, v, lbl, g) {
+	mi = 0
+	for (m = 1; m <= nmode; m++) if (mname[m] == "intree") mi = m
+	if (!mi) return
+	printf "\nIn-tree TFD_TIMER_DEFERRABLE (patches/): the kernel's timerfd with the flag, beside timerfd and the module\n"
+	printf "  %-28s %-24s %-24s %-24s\n", "", "native", "intree", "deferrable (module)"
+	split("settime gettime read", iops, " ")
+	for (i = 1; i <= 3; i++)
+		printf "  %-28s %-24s %-24s %-24s\n", iops[i] " ns", cell("ops|native|" iops[i] "_ns"),
+			cell("ops|intree|" iops[i] "_ns"), cell("ops|deferrable|" iops[i] "_ns")
+	printf "  %-28s %s\n", "create", "timerfd_create(2) itself: the flag is a settime flag"
+	for (i = 1; i <= nwc; i++) {
+		c = wcs[i]
+		lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
+		printf "  %-28s %-24s %-24s %-24s\n", "idle exits/s added, " lbl,
+			fmt(med(added[c, 1])), fmt(med(added[c, mi])), fmt(med(added[c, 3]))
+	}
+	for (g = 1; g <= 4; g++) {
+		if (!(("late|intree|p99_" li[g]) in vals)) continue
+		printf "  %-28s %-24s %-24s %-24s\n", "busy late p50/p99 us " li[g], "-",
+			pair(medk("late|intree|p50_" li[g]), medk("late|intree|p99_" li[g])),
+			pair(medk("late|deferrable|p50_" li[g]), medk("late|deferrable|p99_" li[g]))
+	}
+	# issue 30's targets, as checks: settime and gettime within 1.05x of
+	# timerfd's, idle exits within the module's
+	for (i = 1; i <= 2; i++) {
+		kn = "ops|native|" iops[i] "_ns"; k = "ops|intree|" iops[i] "_ns"
+		v = (kn in vals && k in vals) ? med(vals[k]) / med(vals[kn]) : ""
+		ichk[++nichk] = iops[i] SUBSEP v SUBSEP rlist(k, kn)
+	}
+}
+
 function header(title) {
 	printf "\n%s\n  %-28s %-24s %-24s %-24s\n", title, "", "native", "strict", "deferrable"
 }
@@ -450,6 +486,8 @@ END {
 
 	if (nmode > 3) tolerance_tables()
 
+	intree_section()
+
 	# ---- checks ----
 	printf "\nTargets (issue 5)\n"
 	printf "  %-44s %10s %-19s %2s %-9s %-4s %s\n", "check", "value", "[per-rep range]", "", "target", "", "note"
@@ -473,6 +511,10 @@ END {
 			}
 			check(ops[i] " ns/op " mname[m] "/native", v, rlist(ks, kn), "<=", 1.10, note)
 		}
+	for (i = 1; i <= nichk; i++) {
+		split(ichk[i], ic, SUBSEP)
+		check(ic[1] " ns/op intree/native", ic[2], ic[3], "<=", 1.05, "issue 30: the in-tree flag's cost")
+	}
 	for (i = 1; i <= nwc; i++) {
 		c = wcs[i]
 		ds = med(added[c, 2]); dd = med(added[c, 3])

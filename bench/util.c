@@ -21,6 +21,23 @@
 #include "bench.h"
 
 const char *mode_name[NALLMODES] = { "native", "strict", "deferrable" };
+int have_intree;
+
+#ifndef TFD_TIMER_DEFERRABLE
+#define TFD_TIMER_DEFERRABLE	(1 << 2)	/* patches/ */
+#endif
+
+int probe_intree(void)
+{
+	struct itimerspec its = { .it_value = { 3600, 0 } };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+
+	have_intree = fd >= 0 &&
+		      timerfd_settime(fd, TFD_TIMER_DEFERRABLE, &its, NULL) == 0;
+	if (fd >= 0)
+		close(fd);
+	return have_intree;
+}
 
 /* "1ms", "2.5ms", "500us": a tolerance as a mode name's suffix */
 static void dur_name(char *buf, size_t len, int64_t ns)
@@ -47,6 +64,7 @@ void mode_names_init(void)
 		snprintf(names[2 + i], sizeof(names[2 + i]), "bound%s", d);
 		mode_name[M_BOUND_A + i] = names[2 + i];
 	}
+	mode_name[M_INTREE] = "intree";
 }
 
 /* The tolerance variants take theirs at creation: it applies to every arming. */
@@ -55,7 +73,7 @@ int t_create(int mode, int flags)
 	int64_t slack = 0, bound = 0;
 	int fd;
 
-	if (mode == M_NATIVE)
+	if (mode_is_timerfd(mode))
 		return timerfd_create(CLOCK_MONOTONIC, flags);
 	fd = dtimerfd_create(CLOCK_MONOTONIC, flags);
 	if (fd < 0 || mode < NMODES)
@@ -75,6 +93,8 @@ int t_settime(int mode, int fd, int flags, const struct itimerspec *nv,
 {
 	if (mode == M_NATIVE)
 		return timerfd_settime(fd, flags, nv, ov);
+	if (mode == M_INTREE)
+		return timerfd_settime(fd, flags | TFD_TIMER_DEFERRABLE, nv, ov);
 	if (mode_is_deferrable(mode))
 		flags |= DTFD_TIMER_DEFERRABLE;
 	return dtimerfd_settime(fd, flags, nv, ov);
@@ -82,14 +102,14 @@ int t_settime(int mode, int fd, int flags, const struct itimerspec *nv,
 
 int t_gettime(int mode, int fd, struct itimerspec *cur)
 {
-	if (mode == M_NATIVE)
+	if (mode_is_timerfd(mode))
 		return timerfd_gettime(fd, cur);
 	return dtimerfd_gettime(fd, cur);
 }
 
 int t_set_ticks(int mode, int fd, uint64_t ticks)
 {
-	return ioctl(fd, mode == M_NATIVE ? TFD_IOC_SET_TICKS :
+	return ioctl(fd, mode_is_timerfd(mode) ? TFD_IOC_SET_TICKS :
 		     DTFD_IOC_SET_TICKS, &ticks);
 }
 

@@ -113,7 +113,7 @@ static void *reader(void *arg)
 		}
 	}
 	if (fds) {
-		if (w->mode != M_NATIVE &&
+		if (!mode_is_timerfd(w->mode) &&
 		    dtimerfd_get_stats(fds[0], &w->st) == 0)
 			w->have_stats = 1;
 		for (i = 0; i < w->n; i++)
@@ -277,8 +277,9 @@ void bench_wake(void)
 				}
 				for (i = 0; i < NALLMODES; i++) {
 					m = (rep + cfgno + i) % NALLMODES;
-					if (cfg.wake_modes &&
-					    !(cfg.wake_modes & (1U << m)))
+					if ((cfg.wake_modes &&
+					     !(cfg.wake_modes & (1U << m))) ||
+					    !mode_available(m))
 						continue;
 					mode_window(m, ns[a], iv, metric, rep,
 						    &pooled[cfgno][m]);
