@@ -73,6 +73,9 @@ extern const struct tfd_ops dtfd_ops;
 extern const struct tfd_ops defer_ops;
 extern const struct tfd_ops intree_ops;
 
+/* The kernel's timerfd takes TFD_TIMER_DEFERRABLE (patches/ applied). */
+int h_intree_kernel(void);
+
 #ifndef TFD_TIMER_DEFERRABLE
 /* patches/: the in-tree flag, the 2014 RFC's value (1 << 2) */
 #define TFD_TIMER_DEFERRABLE	(1 << 2)
