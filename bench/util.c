@@ -23,19 +23,9 @@
 const char *mode_name[NALLMODES] = { "native", "strict", "deferrable" };
 int have_intree;
 
-#ifndef TFD_TIMER_DEFERRABLE
-#define TFD_TIMER_DEFERRABLE	(1 << 2)	/* patches/ */
-#endif
-
 int probe_intree(void)
 {
-	struct itimerspec its = { .it_value = { 3600, 0 } };
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-
-	have_intree = fd >= 0 &&
-		      timerfd_settime(fd, TFD_TIMER_DEFERRABLE, &its, NULL) == 0;
-	if (fd >= 0)
-		close(fd);
+	have_intree = h_timerfd_deferrable();
 	return have_intree;
 }
 

@@ -477,21 +477,11 @@ static int plan_cases(const struct h_args *a)
 /* Whether the kernel's timerfd takes TFD_TIMER_DEFERRABLE (patches/). */
 static int probe_intree(char *why, size_t len)
 {
-	struct itimerspec its = h_its(SEC(3600), 0);
-	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	int ret;
-
-	if (fd < 0) {
-		snprintf(why, len, "timerfd_create: %s", strerror(errno));
-		return 0;
-	}
-	ret = timerfd_settime(fd, TFD_TIMER_DEFERRABLE, &its, NULL);
-	if (ret)
-		snprintf(why, len,
-			 "this kernel's timerfd has no TFD_TIMER_DEFERRABLE: %s",
-			 strerror(errno));
-	close(fd);
-	return ret == 0;
+	if (h_timerfd_deferrable())
+		return 1;
+	snprintf(why, len, "this kernel's timerfd has no TFD_TIMER_DEFERRABLE: %s",
+		 strerror(errno));
+	return 0;
 }
 
 int h_intree_kernel(void)
@@ -541,7 +531,7 @@ struct h_runs {
 /*
  * Case @tc on others[@b]: skipped where the backend is missing or native
  * skipped, else run and, unless the case says not to, compared with
- * native's trace.  The deferrable backends run with every CPU kept busy.
+ * native's trace.
  */
 static void run_backend(const struct test_case *tc, int b,
 			struct h_runs *r)

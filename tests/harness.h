@@ -76,10 +76,6 @@ extern const struct tfd_ops intree_ops;
 /* The kernel's timerfd takes TFD_TIMER_DEFERRABLE (patches/ applied). */
 int h_intree_kernel(void);
 
-#ifndef TFD_TIMER_DEFERRABLE
-/* patches/: the in-tree flag, the 2014 RFC's value (1 << 2) */
-#define TFD_TIMER_DEFERRABLE	(1 << 2)
-#endif
 
 /* Test flags */
 #define T_NO_DEFER	(1u << 0)	/* no deferrable variant (no settime) */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -306,6 +307,20 @@ int h_local_timer_irqs(unsigned long long *all, int cpu,
 			*one = counts[i];
 	}
 	return 0;
+}
+
+int h_timerfd_deferrable(void)
+{
+	struct itimerspec its = { .it_value = { 3600, 0 } };
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), ret, err;
+
+	if (fd < 0)
+		return 0;
+	ret = timerfd_settime(fd, TFD_TIMER_DEFERRABLE, &its, NULL);
+	err = errno;
+	close(fd);
+	errno = err;
+	return ret == 0;
 }
 
 int h_idle_exits(unsigned long long *all, int cpu, unsigned long long *one)

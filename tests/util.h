@@ -19,6 +19,17 @@
 #define TFD_IOC_SET_TICKS	_IOW('T', 0, uint64_t)
 #endif
 
+#ifndef TFD_TIMER_DEFERRABLE
+/* patches/: the in-tree flag, the 2014 RFC's value (1 << 2) */
+#define TFD_TIMER_DEFERRABLE	(1 << 2)
+#endif
+
+/*
+ * Whether the kernel's timerfd takes TFD_TIMER_DEFERRABLE (a kernel with
+ * patches/ applied): 1, or 0 with errno saying why not.
+ */
+int h_timerfd_deferrable(void);
+
 #define NSEC_PER_SEC	1000000000LL
 #define NSEC_PER_MSEC	1000000LL
 #define MS(x)		((long long)(x) * NSEC_PER_MSEC)
