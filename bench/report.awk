@@ -410,7 +410,9 @@ END {
 		for (i = 1; i <= nwc; i++) {
 			c = wcs[i]
 			lbl = c; sub(/_/, " x ", lbl); sub(/^N/, "", lbl)
-			for (m = 1; m <= 3; m++) {
+			# native, strict, deferrable, and the in-tree flag's mode
+			for (m = 1; m <= nmode; m++) {
+				if (m > 3 && mname[m] != "intree") continue
 				printf "  %-12s %-10s", lbl, mname[m]
 				for (k = 1; k <= 5; k++) {
 					ka = "wake.kind." kinds[k] "|" mname[m] "|" c; kb = "wake.basekind." kinds[k] "|-|" c
