@@ -27,6 +27,34 @@ log() { echo "$me: $*" >&2; }
 # die MESSAGE: exit with $rc (2, bad usage or a missing tool, unless set)
 die() { log "$*"; exit "${rc:-2}"; }
 
+# --- the steps of a lane with a summary ----------------------------------------
+#
+# vm/check-debug and vm/check-intree run their steps so; the caller sets
+# logs (a folder), summary (a file) and failed=0 first.  (vm/check
+# defines a step of its own, for its verdict lines, after sourcing this.)
+
+say() { echo "$me: $*"; }
+note() { printf '%s\n' "$*" | tee -a "${summary:?}"; }
+fmt_time() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+# step NAME COMMAND...: run, log to $logs/NAME.log, time (step_time),
+# record PASS or FAIL in the summary (a FAIL counts in failed); its status
+step() {
+	local name=$1 t0 rc
+	shift
+	say "--- $name: $*"
+	t0=$(date +%s)
+	"$@" 2>&1 | tee "${logs:?}/$name.log"
+	rc=${PIPESTATUS[0]}
+	step_time=$(( $(date +%s) - t0 ))
+	if [ "$rc" -eq 0 ]; then
+		note "PASS $name ($(fmt_time "$step_time"))"
+	else
+		note "FAIL $name: exit $rc ($(fmt_time "$step_time")); log: ${logs#"$top/"}/$name.log"
+		failed=$((failed + 1))
+	fi
+	return "$rc"
+}
+
 # --- help: the script's own header comment --------------------------------------
 
 # The comment block after the SPDX line, without its "# ": the text that
