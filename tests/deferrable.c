@@ -82,10 +82,15 @@ static int intree(void)
 	return h_ops == &intree_ops;
 }
 
+/* its calls as they are, without a backend's added flag */
+static const struct tfd_ops *impl(void)
+{
+	return intree() ? &native_ops : &dtfd_ops;
+}
+
 int dcreate(clockid_t clk)
 {
-	int fd = intree() ? timerfd_create(clk, TFD_CLOEXEC) :
-			    dtimerfd_create(clk, DTFD_CLOEXEC);
+	int fd = impl()->create(clk, DTFD_CLOEXEC);
 
 	ASSERTF(fd >= 0, "create(%s): %s", h_clock_name(clk),
 		strerror(errno));
@@ -95,16 +100,13 @@ int dcreate(clockid_t clk)
 int dsettime(int fd, int flags, const struct itimerspec *its,
 	     struct itimerspec *old)
 {
-	if (intree())
-		return native_ops.settime(fd, flags & ~DTFD_TIMER_PERCPU, its,
-					  old);
-	return dtimerfd_settime(fd, flags, its, old);
+	return impl()->settime(fd, intree() ? flags & ~DTFD_TIMER_PERCPU :
+				   flags, its, old);
 }
 
 int dgettime(int fd, struct itimerspec *cur)
 {
-	return intree() ? native_ops.gettime(fd, cur) :
-			  dtimerfd_gettime(fd, cur);
+	return impl()->gettime(fd, cur);
 }
 
 int arm(int fd, int flags, long long value, long long interval)
