@@ -484,16 +484,6 @@ static int probe_intree(char *why, size_t len)
 	return 0;
 }
 
-int h_intree_kernel(void)
-{
-	static int have = -1;
-	char why[200];
-
-	if (have < 0)
-		have = probe_intree(why, sizeof(why));
-	return have;
-}
-
 /* The backends after native, their -b bits, whether they run here and why not. */
 static const struct {
 	const struct tfd_ops *ops;

@@ -73,9 +73,6 @@ extern const struct tfd_ops dtfd_ops;
 extern const struct tfd_ops defer_ops;
 extern const struct tfd_ops intree_ops;
 
-/* The kernel's timerfd takes TFD_TIMER_DEFERRABLE (patches/ applied). */
-int h_intree_kernel(void);
-
 
 /* Test flags */
 #define T_NO_DEFER	(1u << 0)	/* no deferrable variant (no settime) */

@@ -251,7 +251,7 @@ TEST(flag_bits, 0, 60)
 	if (ops->kind == BK_NATIVE) {
 		int r = ops->settime(fd, DTFD_TIMER_DEFERRABLE, &its, NULL);
 
-		if (h_intree_kernel())
+		if (h_timerfd_deferrable())
 			EXPECT_OK(r);
 		else
 			EXPECT_ERR(r, EINVAL);
