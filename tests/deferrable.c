@@ -74,10 +74,11 @@ void late_check(struct lates *l, const char *what)
 /*
  * The timer under test: the module's, or on the in-tree backend (-b
  * intree, T_INTREE cases) the kernel's timerfd with TFD_TIMER_DEFERRABLE,
- * the same bit.  The in-tree flag always defers per CPU: it has no
- * DTFD_TIMER_PERCPU, and the bit is dropped.
+ * the same bit.  The in-tree flag makes the module's promise (any CPU
+ * awake delivers it) and has no DTFD_TIMER_PERCPU: the cases of that mode
+ * are not T_INTREE, and the bit is dropped where a case passes it along.
  */
-static int intree(void)
+int intree(void)
 {
 	return h_ops == &intree_ops;
 }

@@ -74,7 +74,7 @@ static unsigned long long fdinfo_ticks(int ifd)
  * CPU 0 wakes for something else, it fires.  Armed from CPU 0 while CPU 0
  * spins: on time, every time.
  */
-TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 120)
+TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 {
 	int fd = dcreate(CLOCK_MONOTONIC), k, quiet = 0, woke = 0, gone = 0;
 	int pfd = open("/proc/interrupts", O_RDONLY | O_CLOEXEC);
@@ -149,7 +149,7 @@ TEST(pinned_to_arming_cpu, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 120)
  * timer that waits for CPU 0 is hundreds of ms late on these guests).
  * Each clock the deadline can be measured on, one-shot and periodic.
  */
-TEST(rides_any_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
+TEST(rides_any_cpu, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 120)
 {
 	static const clockid_t clocks[] = { CLOCK_MONOTONIC, CLOCK_BOOTTIME,
 					    CLOCK_REALTIME };
@@ -185,6 +185,41 @@ TEST(rides_any_cpu, T_DTFD_ONLY | T_NO_DEFER, 120)
 	}
 	h_spinner_stop(&s);
 	late_check(&lates, "armed on idle CPU 0, read on a busy CPU");
+}
+
+/*
+ * A deferrable timer that another, busy CPU expires wakes its reader there,
+ * not on the reader's idle CPU (the in-tree flag: WF_CURRENT_CPU, which no
+ * module can use).  The reader arms from CPU 0, may then run on any CPU,
+ * and blocks in read() on CPU 0, which idles; the last CPU spins.  On a
+ * kernel that expires the timer on CPU 0, or wakes the reader where it
+ * slept, read() returns on CPU 0.
+ */
+TEST(reader_runs_on_expiring_cpu, T_DTFD_ONLY | T_NO_DEFER | T_INTREE, 60)
+{
+	int last = h_ncpus() - 1, fd, k, here = 0;
+	struct h_spinner s;
+
+	if (!intree())
+		h_skip("the module wakes the reader on its own CPU: a module cannot use WF_CURRENT_CPU");
+	if (last < 1)
+		h_skip("needs two CPUs");
+	fd = dcreate(CLOCK_MONOTONIC);
+	h_idle_spinner(&s, last);
+	for (k = 0; k < 10; k++) {
+		uint64_t ticks;
+
+		h_pin(0);
+		ASSERT_OK(arm(fd, DTFD_TIMER_DEFERRABLE, MS(100), 0));
+		h_pin(-1);	/* still on CPU 0: it blocks there */
+		ASSERT(h_read(fd, &ticks) == 8);
+		here += sched_getcpu() == last;
+	}
+	h_spinner_stop(&s);
+	close(fd);
+	h_diag("read() returned on busy CPU %d in %d of 10 rounds", last, here);
+	EXPECTF(here >= 8, "the reader ran on the expiring CPU in %d of 10 rounds",
+		here);
 }
 
 /* DTFD_TIMER_PERCPU is a kind of deferral: never alone, never an alarm. */

@@ -20,6 +20,8 @@ void late_check(struct lates *l, const char *what);
 int dcreate(clockid_t clk);
 /* dtimerfd_settime of @value and @interval with @flags */
 int arm(int fd, int flags, long long value, long long interval);
+/* the timer under test is the kernel's TFD_TIMER_DEFERRABLE (-b intree) */
+int intree(void);
 /* the settime and gettime of the timer under test (module or in-tree) */
 int dsettime(int fd, int flags, const struct itimerspec *its,
 	     struct itimerspec *old);
