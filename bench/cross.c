@@ -12,8 +12,9 @@
  * and 1 s, all at once, each timer at a random phase; lateness is the
  * time from the deadline to the return of the read(2) that reports it.
  *
- * Reported as test "cross" (modes deferrable and strict) and
- * "cross.percpu" (mode deferrable), metrics p50_<interval>, p99_<...>.
+ * Reported as test "cross" (modes deferrable, strict and, where timerfd
+ * takes TFD_TIMER_DEFERRABLE, intree) and "cross.percpu" (mode
+ * deferrable), metrics p50_<interval>, p99_<...>.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,8 +39,12 @@ static const struct {
 };
 #define NCG	((int)(sizeof(cgroups) / sizeof(cgroups[0])))
 
-/* the kinds measured: deferrable (any CPU), per-CPU deferrable, strict */
-enum { C_ANY, C_PERCPU, C_STRICT, NCK };
+/*
+ * the kinds measured: deferrable (any CPU), per-CPU deferrable, strict and,
+ * where timerfd takes it, the in-tree flag (issue 30), last
+ */
+enum { C_ANY, C_PERCPU, C_STRICT, C_INTREE, NCK_MAX };
+#define NCK	(have_intree ? NCK_MAX : NCK_MAX - 1)
 
 struct cross_timer {
 	int fd;
@@ -65,7 +70,8 @@ static void cross_arm(struct cross_timer *x)
 	else if (x->kind == C_PERCPU)
 		flags |= DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU;
 	its.it_value = h_ns_ts(x->deadline);
-	if (dtimerfd_settime(x->fd, flags, &its, NULL))
+	if (t_settime(x->kind == C_INTREE ? M_INTREE : M_STRICT, x->fd, flags,
+		      &its, NULL))
 		die("cross: settime: %s", strerror(errno));
 }
 
@@ -95,7 +101,7 @@ static void *cross_armer(void *arg)
 	return NULL;
 }
 
-static void cross_rep(double duration_s, struct samples s[NCK][NCG])
+static void cross_rep(double duration_s, struct samples s[NCK_MAX][NCG])
 {
 	struct cross_run r = { 0 };
 	struct epoll_event ev, evs[64];
@@ -116,7 +122,10 @@ static void cross_rep(double duration_s, struct samples s[NCK][NCG])
 
 			x->kind = k % NCK;
 			x->group = g;
-			x->fd = dtimerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+			x->fd = x->kind == C_INTREE ?
+				timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+					       TFD_CLOEXEC) :
+				dtimerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
 						TFD_CLOEXEC);
 			if (x->fd < 0)
 				die("cross: create: %s", strerror(errno));
@@ -166,9 +175,11 @@ static void cross_rep(double duration_s, struct samples s[NCK][NCG])
 
 void bench_cross(void)
 {
-	static const char *const test[NCK] = { "cross", "cross.percpu", "cross" };
-	static const int mode[NCK] = { M_DEFER, M_DEFER, M_STRICT };
-	struct samples s[NCK][NCG];
+	static const char *const test[NCK_MAX] = { "cross", "cross.percpu",
+						    "cross", "cross" };
+	static const int mode[NCK_MAX] = { M_DEFER, M_DEFER, M_STRICT,
+					   M_INTREE };
+	struct samples s[NCK_MAX][NCG];
 	char metric[32];
 	int rep, g, k;
 
