@@ -70,6 +70,7 @@ static void cross_arm(struct cross_timer *x)
 	else if (x->kind == C_PERCPU)
 		flags |= DTFD_TIMER_DEFERRABLE | DTFD_TIMER_PERCPU;
 	its.it_value = h_ns_ts(x->deadline);
+	/* M_STRICT: the module's settime with the flags above, as they are */
 	if (t_settime(x->kind == C_INTREE ? M_INTREE : M_STRICT, x->fd, flags,
 		      &its, NULL))
 		die("cross: settime: %s", strerror(errno));
